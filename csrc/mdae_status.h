@@ -1,0 +1,33 @@
+/* mdae_status.h - status codes shared by every mechdae C kernel.
+ *
+ * Plain C99. Kernels never print and never exit: they return one of these codes and the
+ * caller (the thin Cython layer) turns it into a result field or a Python exception.
+ */
+#ifndef MDAE_STATUS_H
+#define MDAE_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    MDAE_OK = 0,              /* solved to the requested tolerance                       */
+    MDAE_MAX_ITER = 1,        /* iteration / pivot limit reached before convergence      */
+    MDAE_RAY = 2,             /* Lemke: ray termination (no solution found, maybe none)  */
+    MDAE_INFEASIBLE = 3,      /* the problem provably has no solution                    */
+    MDAE_BAD_INPUT = 4,       /* sizes, NaN/inf, null pointers: caller error             */
+    MDAE_NUMERICAL = 5,       /* breakdown: singular pivot, loss of accuracy             */
+    MDAE_NOT_CONVERGED = 6,   /* iterative method stalled above tolerance                */
+    MDAE_AMBIGUOUS = 7,       /* several consistent solutions (impact / Painleve)        */
+    MDAE_INCONSISTENT = 8,    /* no consistent solution (Painleve inconsistency)         */
+    MDAE_ENERGY_GAIN = 9,     /* an impact law result would increase kinetic energy      */
+    MDAE_WORKSPACE = 10       /* caller-provided workspace too small                     */
+} mdae_status;
+
+/* A short, static, human-readable description of a status code. */
+const char *mdae_status_str(int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,27 @@
+"""Exceptions raised by mechdae."""
+
+
+class ModelError(ValueError):
+    """A model is ill-posed; the message names every offending object and the fix.
+
+    Raised by ``Model.compile()`` after validation has collected *all* problems, so a user
+    fixes a model in one pass instead of one error at a time.
+    """
+
+    def __init__(self, problems):
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems = list(problems)
+        if len(self.problems) == 1:
+            msg = self.problems[0]
+        else:
+            msg = f"{len(self.problems)} problems:\n" + "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(msg)
+
+
+class SolverError(RuntimeError):
+    """A numerical kernel or integrator failed; the message names the cause."""
+
+
+class PainleveError(SolverError):
+    """The contact problem met during a simulation has no consistent solution."""
