@@ -1,0 +1,188 @@
+/* mdae_contact.h - impact and contact problems with Coulomb friction, plain C99.
+ *
+ * Contact-space notation (DESIGN.md "Contacts"). nc contacts of dimension d (2: normal +
+ * one tangent; 3: normal + two tangents); vectors are stacked contact by contact, normal
+ * first: v = [v_n, v_t1 (, v_t2)]_a, n = nc*d. The Delassus matrix D = W M^-1 W^T (n x n,
+ * symmetric positive semidefinite, row-major) maps impulses to velocity jumps:
+ *
+ *     v+ = v- + D P.
+ *
+ * IMPACT (Newton law, velocity level). With the target velocity
+ *     w = v+ + E v- = D P + c,   c = (I + E) v-,   E = diag(e_n, e_t (, e_t)) per contact,
+ * each contact a obeys
+ *     0 <= P_n  _|_  w_n >= 0                                   (normal restitution)
+ *     |P_t| <= mu P_n;  w_t != 0  =>  P_t = -mu P_n w_t / |w_t|  (Coulomb on the target)
+ * so a contact is "separate" (P = 0, w_n >= 0), "stick" (w = 0, |P_t| <= mu P_n) or
+ * "slide" (w_n = 0, P_t = -mu P_n s, w_t = |w_t| s). mu = inf: no sliding; a contact
+ * either separates (P = 0) or sticks with w_t = 0 exactly (P_t free).
+ *
+ * LOCAL FRICTION-CONTACT PROBLEM (Siconos). u = W r + q, r_a in K_a = {|r_T| <= mu_a r_N},
+ *     u^_a = u_a + mu_a |u_T,a| e_N in K_a*,   r_a _|_ u^_a.
+ * This is exactly Coulomb's law above (De Saxce): the impact problem is the FC problem
+ * with W = D, q = c, r = P, u = w. Error measure (Siconos fc3d/fc2d_compute_error):
+ *     err = sqrt(sum_a |r_a - P_K(r_a - u^_a)|^2) / max(|q|, |r|, |u|, tiny).
+ * Projection on K: x = (x_N, x_T), t = |x_T|: t <= mu x_N -> x; mu t <= -x_N -> 0;
+ * else (x_N + mu t)/(1 + mu^2) * (1, mu x_T / t).
+ *
+ * ACCELERATION LEVEL (Painleve). a = D lam + b. A contact with sliding velocity v_t != 0
+ * has lam_t = -mu lam_n v_t/|v_t| and either separates (lam = 0, a_n >= 0) or stays in
+ * contact (a_n = 0, lam_n >= 0, a_t free). A contact with v_t = 0 obeys the impact law
+ * above with (P, w) -> (lam, a): separate, stick (a = 0) or start sliding (a_t opposite
+ * to lam_t). One sliding contact reduces to a_n = U lam_n + F: U > 0 unique; U < 0,
+ * F < 0 inconsistent; U < 0, F > 0 indeterminate (lam_n = 0 and lam_n = -F/U).
+ *
+ * ENERGY. dT = P^T (v- + v+)/2. With e_n, e_t <= 1 an impact must not increase the
+ * kinetic energy: dT > tol * scale is reported as MDAE_ENERGY_GAIN (the solution is still
+ * written so the caller can inspect it).
+ *
+ * Methods:
+ *  - enumeration (MDAE_CONTACT_ENUM): every combination of per-contact modes (2D: separate,
+ *    stick, slide+, slide-; 3D: separate, stick, slide with the direction from an exact
+ *    1-D root search when one contact slides, fixed-point iteration when several do),
+ *    each a linear system; consistent solutions are kept and de-duplicated by w.
+ *    Limited to nc <= MDAE_CONTACT_ENUM_MAX.
+ *  - LCP (MDAE_CONTACT_LCP): friction cone with m tangent directions (2D: m = 2, exact;
+ *    3D: m facets, inscribed polygon) + slack, solved by mdae_lcp_lemke.
+ *  - NSGS (MDAE_CONTACT_NSGS): nonsmooth Gauss-Seidel over contacts with an exact local
+ *    solver (separate / stick / slide with the sliding angle from a bracketed root search).
+ *
+ * Caller-owned memory everywhere; workspace sizes from the *_work_size functions; no
+ * allocation, printing or exit(). Status codes from mdae_status.h.
+ */
+#ifndef MDAE_CONTACT_H
+#define MDAE_CONTACT_H
+
+#include <stddef.h>
+#include "mdae_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MDAE_CONTACT_ENUM_MAX 8      /* enumeration: at most this many contacts          */
+
+enum { MDAE_MODE_SEPARATE = 0, MDAE_MODE_STICK = 1, MDAE_MODE_SLIDE = 2 };
+enum { MDAE_CONTACT_ENUM = 0, MDAE_CONTACT_LCP = 1, MDAE_CONTACT_NSGS = 2 };
+
+/* Which argument was bad when MDAE_BAD_INPUT is returned (info->bad_input). */
+enum {
+    MDAE_BAD_NONE = 0, MDAE_BAD_SIZE = 1, MDAE_BAD_D_FINITE = 2, MDAE_BAD_D_SYMMETRIC = 3,
+    MDAE_BAD_V_FINITE = 4, MDAE_BAD_E_N = 5, MDAE_BAD_E_T = 6, MDAE_BAD_MU = 7,
+    MDAE_BAD_METHOD = 8, MDAE_BAD_MU_INF_LCP = 9, MDAE_BAD_FACETS = 10,
+    MDAE_BAD_SLIDING_MU_INF = 11, MDAE_BAD_Q_FINITE = 12
+};
+
+typedef struct {
+    int nc;                 /* number of contacts                                        */
+    int dim;                /* 2 or 3                                                    */
+    const double *D;        /* n*n row-major Delassus matrix, n = nc*dim                  */
+    const double *v_minus;  /* n: pre-impact contact velocities                          */
+    const double *e_n;      /* nc normal restitution                                     */
+    const double *e_t;      /* nc tangential restitution                                 */
+    const double *mu;       /* nc friction coefficients, >= 0, INFINITY = no sliding     */
+} mdae_impact_problem;
+
+typedef struct {
+    int method;             /* MDAE_CONTACT_ENUM / _LCP / _NSGS                           */
+    int facets;             /* LCP in 3D: number of tangent directions (>= 3)             */
+    int max_solutions;      /* enumeration: capacity of the solution arrays (>= 1)        */
+    int max_iter;           /* NSGS sweeps                                               */
+    double tol;             /* relative tolerance of the consistency checks / NSGS error */
+    double energy_tol;      /* relative tolerance of the energy check                    */
+    int allow_energy_gain;  /* nonzero: e > 1 allowed, energy not checked                */
+    int check_input;        /* nonzero: check finiteness, symmetry, ranges               */
+} mdae_impact_options;
+
+typedef struct {
+    int status;             /* mdae_status                                               */
+    int nsol;               /* enumeration: number of consistent solutions found (may
+                               exceed max_solutions; only the first ones are stored)      */
+    int iterations;         /* pivots (LCP) or sweeps (NSGS)                             */
+    double residual;        /* FC error of the first solution (Siconos measure)          */
+    int bad_input;          /* MDAE_BAD_* when status == MDAE_BAD_INPUT                  */
+    int bad_index;          /* contact (or entry) concerned                              */
+} mdae_impact_info;
+
+void mdae_impact_options_default(mdae_impact_options *opt);
+
+/* Workspace sizes (doubles / ints) for mdae_impact_solve and mdae_painleve_solve. */
+size_t mdae_contact_work_size(int nc, int dim, int facets);
+size_t mdae_contact_iwork_size(int nc, int dim, int facets);
+
+/* Solve an impact problem. Outputs (caller-owned, capacity max_solutions for enumeration,
+ * 1 otherwise): P[max_sol*n], v_plus[max_sol*n], modes[max_sol*nc], dT[max_sol]. The
+ * first solution is the one at index 0. Returns info->status. With enumeration:
+ * MDAE_OK (one), MDAE_AMBIGUOUS (several), MDAE_INCONSISTENT (none). */
+int mdae_impact_solve(const mdae_impact_problem *p, const mdae_impact_options *opt,
+                      double *P, double *v_plus, int *modes, double *dT,
+                      double *work, int *iwork, mdae_impact_info *info);
+
+/* nprob problems of equal (nc, dim), stored one after another: D[nprob*n*n],
+ * v_minus[nprob*n], e_n, e_t, mu[nprob*nc]. First solution of each into P, v_plus
+ * [nprob*n], modes[nprob*nc], dT[nprob]; per-problem status and solution count.
+ * Returns MDAE_OK when every problem has a status in {OK, AMBIGUOUS, INCONSISTENT},
+ * otherwise the first other status met (bad input stops the loop). */
+int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double *v_minus,
+                      const double *e_n, const double *e_t, const double *mu,
+                      const mdae_impact_options *opt, double *P, double *v_plus,
+                      int *modes, double *dT, int *status, int *nsol,
+                      double *work, int *iwork, mdae_impact_info *info);
+
+/* Acceleration-level contact problem a = D lam + b with the sliding velocities v_t
+ * [nc*(dim-1)] (|v_t| <= slide_tol: sticking contact). Enumerates every consistent mode
+ * combination: MDAE_OK (unique), MDAE_AMBIGUOUS (indeterminate), MDAE_INCONSISTENT.
+ * Outputs lam[max_sol*n], acc[max_sol*n], modes[max_sol*nc]; info->nsol. */
+int mdae_painleve_solve(int nc, int dim, const double *D, const double *b,
+                        const double *v_t, const double *mu, double slide_tol,
+                        const mdae_impact_options *opt, double *lam, double *acc,
+                        int *modes, double *work, int *iwork, mdae_impact_info *info);
+
+/* --- Siconos local friction-contact problems ------------------------------------- */
+
+/* W either dense row-major (indptr == NULL) or CSR (indptr[n+1], indices, data). */
+typedef struct {
+    int dim, nc;            /* n = dim*nc                                                */
+    const double *W;        /* dense n*n (when indptr == NULL)                           */
+    const int *indptr;      /* CSR row pointers or NULL                                  */
+    const int *indices;     /* CSR column indices                                        */
+    const double *data;     /* CSR values                                                */
+    const double *q;        /* n                                                         */
+    const double *mu;       /* nc                                                        */
+} mdae_fc_problem;
+
+typedef struct {
+    double tol;             /* target Siconos error, default 1e-5                        */
+    int max_iter;           /* sweeps, default 10000                                     */
+    int warm_start;         /* nonzero: r on entry is the initial guess                  */
+    int error_every;        /* compute the error every this many sweeps (>= 1)           */
+} mdae_fc_options;
+
+typedef struct {
+    int status;
+    int iterations;
+    double error;
+    int bad_input;
+    int bad_index;
+} mdae_fc_info;
+
+void mdae_fc_options_default(mdae_fc_options *opt);
+size_t mdae_fc_work_size(int nc, int dim);
+
+/* Siconos error of r; writes u = W r + q. */
+double mdae_fc_error(const mdae_fc_problem *p, const double *r, double *u);
+
+/* Nonsmooth Gauss-Seidel with the exact local solver. r, u: n (caller-owned). */
+int mdae_fc_nsgs(const mdae_fc_problem *p, const mdae_fc_options *opt, double *r,
+                 double *u, double *work, mdae_fc_info *info);
+
+/* Exact single-contact solver: u = A r + q, A dim x dim row-major (positive definite
+ * for the stick case; any sign structure otherwise), Coulomb/De Saxce law. theta: in/out
+ * sliding angle hint (3D), may be NULL. Returns MDAE_OK, or MDAE_INCONSISTENT when no
+ * candidate (separate / stick / slide) is consistent. mu may be INFINITY. */
+int mdae_fc_local_solve(int dim, const double *A, const double *q, double mu,
+                        double *r, double *u, double *theta);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
