@@ -57,6 +57,41 @@ int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
 int mdae_lcp_pgs(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
                  double *z, double *w, double *work, int *iwork, mdae_lcp_info *info);
 
+/* ---- additions (issue 2): a third method, one dispatcher, a batch loop ----------------- */
+
+/* Methods for mdae_lcp_solve / mdae_lcp_solve_batch. */
+typedef enum {
+    MDAE_LCP_LEMKE = 0,
+    MDAE_LCP_PGS = 1,
+    MDAE_LCP_MURTY = 2
+} mdae_lcp_method;
+
+/* Murty's least-index principal pivoting method (Murty 1974): complementary bases
+ * z_J = -M_JJ^{-1} q_J, flipping the least index with z_i < 0 (i in J) or w_i < 0 (i not
+ * in J). Finite for P-matrices (all principal minors > 0); outside that domain it may
+ * meet a singular M_JJ (MDAE_NUMERICAL) or cycle (MDAE_MAX_ITER). O(|J|^3) per pivot. */
+int mdae_lcp_murty(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
+                   double *z, double *w, double *work, int *iwork, mdae_lcp_info *info);
+
+/* Checks pointers, n >= 0, options and finiteness of M and q (and of z when
+ * opt->warm_start): MDAE_OK or MDAE_BAD_INPUT. Every solver calls it first. */
+int mdae_lcp_check(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
+                   const double *z);
+
+/* Dispatch on method (mdae_lcp_method); unknown method -> MDAE_BAD_INPUT. */
+int mdae_lcp_solve(int method, const mdae_lcp_problem *p, const mdae_lcp_options *opt,
+                   double *z, double *w, double *work, int *iwork, mdae_lcp_info *info);
+
+/* Solve nbatch problems of equal size n with one workspace (sizes for n):
+ * problem k has M = Ms + k*n*n (row-major), q = qs + k*n and writes zs + k*n, ws + k*n,
+ * status[k], iterations[k], residual[k] (any of the last three may be NULL). With
+ * opt->warm_start, zs holds the starting points on entry. Returns MDAE_OK when every
+ * problem had valid input, else MDAE_BAD_INPUT (the other problems are still solved). */
+int mdae_lcp_solve_batch(int method, int nbatch, int n, const double *Ms, const double *qs,
+                         const mdae_lcp_options *opt, double *zs, double *ws,
+                         double *work, int *iwork,
+                         int *status, int *iterations, double *residual);
+
 #ifdef __cplusplus
 }
 #endif

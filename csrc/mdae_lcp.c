@@ -1,0 +1,475 @@
+/* mdae_lcp.c - linear complementarity solvers (see mdae_lcp.h), plain C99.
+ *
+ *   find z >= 0 such that w = M z + q >= 0 and z^T w = 0.
+ *
+ * Lemke: complementary pivoting on a condensed (dictionary) tableau
+ *     x_B = b + A x_N,   initially  w = q + M z + 1 z0,
+ * stored row-major in the caller's workspace as n rows of n+2 doubles (n+1 nonbasic
+ * columns, then b). A pivot scales the pivot row once and updates every other row with a
+ * contiguous axpy. Ties in the minimum-ratio test are broken lexicographically on the
+ * rows of [b, B^-1] (B^-1 is read off the tableau: column j is e_r when w_j is basic in
+ * row r, minus the tableau column of w_j when it is nonbasic), so degenerate problems
+ * terminate.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "mdae_lcp.h"
+
+#define MDAE_LCP_TIE_TOL 1e-9
+
+void mdae_lcp_options_default(mdae_lcp_options *opt)
+{
+    if (!opt) return;
+    opt->tol = 1e-10;
+    opt->max_iter = 0;          /* 0: method default */
+    opt->warm_start = 0;
+    opt->omega = 1.0;
+    opt->pivot_tol = 1e-12;
+}
+
+size_t mdae_lcp_work_size(int n)
+{
+    size_t m = n > 0 ? (size_t)n : 0;
+    /* Lemke: tableau m*(m+2); Murty: LU m*m + rhs m + z m. */
+    return m * (m + 4) + 1;
+}
+
+size_t mdae_lcp_iwork_size(int n)
+{
+    size_t m = n > 0 ? (size_t)n : 0;
+    /* Lemke: basis m, nonbasic m+1, location 2m+1. Murty: flags m, index m. */
+    return 4 * m + 3;
+}
+
+/* ---- residual ------------------------------------------------------------------------ */
+double mdae_lcp_residual(const mdae_lcp_problem *p, const double *z, double *w)
+{
+    int n = p->n, i, j;
+    double r2 = 0.0, q2 = 0.0;
+    for (i = 0; i < n; ++i) {
+        const double *Mi = p->M + (size_t)i * (size_t)n;
+        double s = p->q[i], m;
+        for (j = 0; j < n; ++j) s += Mi[j] * z[j];
+        w[i] = s;
+        m = z[i] < s ? z[i] : s;          /* z - max(0, z - w) = min(z, w) */
+        r2 += m * m;
+        q2 += p->q[i] * p->q[i];
+    }
+    return sqrt(r2) / (q2 > 1.0 ? sqrt(q2) : 1.0);
+}
+
+/* ---- input checks -------------------------------------------------------------------- */
+static int all_finite(const double *x, size_t k)
+{
+    double acc = 0.0;
+    size_t i;
+    for (i = 0; i < k; ++i) acc += x[i] * 0.0;   /* NaN iff some entry is NaN or inf */
+    return acc == 0.0;
+}
+
+int mdae_lcp_check(const mdae_lcp_problem *p, const mdae_lcp_options *opt, const double *z)
+{
+    size_t n;
+    if (!p || !opt || p->n < 0) return MDAE_BAD_INPUT;
+    n = (size_t)p->n;
+    if (n == 0) return MDAE_OK;
+    if (!p->M || !p->q) return MDAE_BAD_INPUT;
+    if (!(opt->tol >= 0.0) || !(opt->pivot_tol >= 0.0) || opt->max_iter < 0)
+        return MDAE_BAD_INPUT;
+    if (!all_finite(p->q, n) || !all_finite(p->M, n * n)) return MDAE_BAD_INPUT;
+    if (opt->warm_start && z && !all_finite(z, n)) return MDAE_BAD_INPUT;
+    return MDAE_OK;
+}
+
+static int begin(const mdae_lcp_problem *p, const mdae_lcp_options *opt, double *z,
+                 double *w, const void *work, const int *iwork, mdae_lcp_info *info)
+{
+    int st;
+    if (info) { info->status = MDAE_BAD_INPUT; info->iterations = 0; info->residual = 0.0; }
+    if (!p || !opt || p->n < 0) return MDAE_BAD_INPUT;
+    if (p->n > 0 && (!z || !w || !work || !iwork)) return MDAE_BAD_INPUT;
+    st = mdae_lcp_check(p, opt, z);
+    return st;
+}
+
+static int finish(const mdae_lcp_problem *p, int status, int iters, double *z, double *w,
+                  mdae_lcp_info *info)
+{
+    double r = mdae_lcp_residual(p, z, w);
+    if (!(r == r) || r > 1e300) {            /* never hand back a non-finite z */
+        int i;
+        for (i = 0; i < p->n; ++i) z[i] = 0.0;
+        r = mdae_lcp_residual(p, z, w);
+        if (status == MDAE_OK) status = MDAE_NUMERICAL;
+    }
+    if (info) { info->status = status; info->iterations = iters; info->residual = r; }
+    return status;
+}
+
+static int trivial(const mdae_lcp_problem *p)
+{
+    int i;
+    for (i = 0; i < p->n; ++i) if (p->q[i] < 0.0) return 0;
+    return 1;
+}
+
+/* ---- Lemke --------------------------------------------------------------------------- */
+/* labels: w_i -> i, z_i -> n + i, z0 -> 2n.  loc[label] = row if basic, -(col+1) if not. */
+
+static void lemke_pivot(double *A, int n, int L, int r, int c)
+{
+    double *restrict pr = A + (size_t)r * (size_t)L;
+    const double ip = 1.0 / pr[c];
+    const double mip = -ip;
+    int i, k;
+    for (k = 0; k < L; ++k) pr[k] *= mip;
+    pr[c] = ip;
+    for (i = 0; i < n; ++i) {
+        double *restrict pi;
+        double a;
+        if (i == r) continue;
+        pi = A + (size_t)i * (size_t)L;
+        a = pi[c];
+        if (a == 0.0) continue;
+        pi[c] = 0.0;
+        for (k = 0; k < L; ++k) pi[k] += a * pr[k];
+    }
+}
+
+/* B^-1[i, j] in the standard (non-dictionary) sign convention. */
+static double lemke_binv(const double *A, int L, const int *loc, int i, int j)
+{
+    int l = loc[j];
+    if (l >= 0) return l == i ? 1.0 : 0.0;
+    return -A[(size_t)i * (size_t)L + (size_t)(-l - 1)];
+}
+
+int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
+                   double *z, double *w, double *work, int *iwork, mdae_lcp_info *info)
+{
+    int n, L, i, j, r, c, entering, leaving, piv = 0, max_piv, st;
+    int *basis, *nonb, *loc;
+    double *A, qmin, tie_tol;
+
+    st = begin(p, opt, z, w, work, iwork, info);
+    if (st != MDAE_OK) return st;
+    n = p->n;
+    if (n == 0) return finish(p, MDAE_OK, 0, z, w, info);
+    for (i = 0; i < n; ++i) z[i] = 0.0;
+    if (trivial(p)) return finish(p, MDAE_OK, 0, z, w, info);
+
+    L = n + 2;
+    max_piv = opt->max_iter > 0 ? opt->max_iter : (n < 50 ? 1000 : 20 * n);
+    tie_tol = MDAE_LCP_TIE_TOL;
+    A = work;
+    basis = iwork;             /* n     */
+    nonb = basis + n;          /* n + 1 */
+    loc = nonb + n + 1;        /* 2n + 1 */
+
+    for (i = 0; i < n; ++i) {
+        const double *Mi = p->M + (size_t)i * (size_t)n;
+        double *Ai = A + (size_t)i * (size_t)L;
+        memcpy(Ai, Mi, (size_t)n * sizeof(double));
+        Ai[n] = 1.0;
+        Ai[n + 1] = p->q[i];
+        basis[i] = i;
+        loc[i] = i;
+        nonb[i] = n + i;
+        loc[n + i] = -(i + 1);
+    }
+    nonb[n] = 2 * n;
+    loc[2 * n] = -(n + 1);
+
+    /* initial pivot: z0 enters, the most negative q_i leaves; ties -> the largest index
+     * (the choice that leaves [b, B^-1] lexicographically positive). */
+    qmin = p->q[0];
+    for (i = 1; i < n; ++i) if (p->q[i] < qmin) qmin = p->q[i];
+    r = 0;
+    for (i = n - 1; i >= 0; --i)
+        if (p->q[i] <= qmin + tie_tol * (fabs(qmin) > 1.0 ? fabs(qmin) : 1.0)) { r = i; break; }
+    c = n;
+    lemke_pivot(A, n, L, r, c);
+    piv = 1;
+    leaving = basis[r];
+    basis[r] = 2 * n; loc[2 * n] = r;
+    nonb[c] = leaving; loc[leaving] = -(c + 1);
+    entering = n + leaving;              /* complement of w_r is z_r */
+
+    for (;;) {
+        double colmax = 0.0, thr, theta = HUGE_VAL, ttol;
+        int nt = 0, z0row = -1;
+        double *ratio = w;               /* scratch: ratio of each candidate row, or -1 */
+        c = -loc[entering] - 1;
+        for (i = 0; i < n; ++i) {
+            double a = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
+            if (a > colmax) colmax = a;
+        }
+        thr = opt->pivot_tol * colmax;
+        for (i = 0; i < n; ++i) {
+            const double *Ai = A + (size_t)i * (size_t)L;
+            double y = -Ai[c];
+            if (y > thr && y > 0.0) {
+                double b = Ai[n + 1] > 0.0 ? Ai[n + 1] : 0.0;
+                double t = b / y;
+                ratio[i] = t;
+                if (t < theta) theta = t;
+            } else {
+                ratio[i] = -1.0;
+            }
+        }
+        if (theta == HUGE_VAL) {
+            for (i = 0; i < n; ++i) z[i] = 0.0;
+            return finish(p, MDAE_RAY, piv, z, w, info);
+        }
+        if (piv >= max_piv) {
+            for (i = 0; i < n; ++i) z[i] = 0.0;
+            return finish(p, MDAE_MAX_ITER, piv, z, w, info);
+        }
+        ttol = theta + tie_tol * (theta > 1.0 ? theta : 1.0);
+        r = -1;
+        for (i = 0; i < n; ++i) {
+            if (ratio[i] >= 0.0 && ratio[i] <= ttol) {
+                ++nt;
+                r = i;
+                if (basis[i] == 2 * n) z0row = i;
+            } else {
+                ratio[i] = -1.0;         /* not tied: out of the lexicographic filter */
+            }
+        }
+        if (z0row >= 0) {
+            r = z0row;
+        } else if (nt > 1) {
+            /* lexicographic minimum of B^-1[i, :] / y_i among the tied rows */
+            for (j = 0; j < n && nt > 1; ++j) {
+                double vmin = HUGE_VAL, vt;
+                for (i = 0; i < n; ++i) {
+                    if (ratio[i] < 0.0) continue;
+                    {
+                        double v = lemke_binv(A, L, loc, i, j) /
+                                   (-A[(size_t)i * (size_t)L + (size_t)c]);
+                        if (v < vmin) vmin = v;
+                    }
+                }
+                vt = vmin + tie_tol * (fabs(vmin) > 1.0 ? fabs(vmin) : 1.0);
+                nt = 0;
+                for (i = 0; i < n; ++i) {
+                    if (ratio[i] < 0.0) continue;
+                    if (lemke_binv(A, L, loc, i, j) / (-A[(size_t)i * (size_t)L + (size_t)c])
+                        <= vt) {
+                        ++nt; r = i;
+                    } else {
+                        ratio[i] = -1.0;
+                    }
+                }
+            }
+        }
+        lemke_pivot(A, n, L, r, c);
+        ++piv;
+        leaving = basis[r];
+        basis[r] = entering; loc[entering] = r;
+        nonb[c] = leaving; loc[leaving] = -(c + 1);
+        if (leaving == 2 * n) break;
+        entering = leaving < n ? leaving + n : leaving - n;
+    }
+
+    for (i = 0; i < n; ++i) {
+        int l = basis[i];
+        if (l >= n && l < 2 * n) {
+            double v = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
+            z[l - n] = v > 0.0 ? v : 0.0;
+        }
+    }
+    {
+        mdae_lcp_info tmp;
+        st = finish(p, MDAE_OK, piv, z, w, &tmp);
+        if (st == MDAE_OK && tmp.residual > opt->tol) st = MDAE_NUMERICAL;
+        if (info) { *info = tmp; info->status = st; }
+    }
+    return st;
+}
+
+/* ---- projected Gauss-Seidel ---------------------------------------------------------- */
+int mdae_lcp_pgs(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
+                 double *z, double *w, double *work, int *iwork, mdae_lcp_info *info)
+{
+    int n, i, j, sweep, max_sweeps, st;
+    double res, omega;
+    double *dinv;
+
+    st = begin(p, opt, z, w, work, iwork, info);
+    if (st != MDAE_OK) return st;
+    omega = opt->omega;
+    if (!(omega > 0.0 && omega < 2.0)) return MDAE_BAD_INPUT;
+    n = p->n;
+    if (n == 0) return finish(p, MDAE_OK, 0, z, w, info);
+    if (!opt->warm_start) for (i = 0; i < n; ++i) z[i] = 0.0;
+    else for (i = 0; i < n; ++i) if (z[i] < 0.0) z[i] = 0.0;
+    dinv = work;
+    for (i = 0; i < n; ++i) {
+        double d = p->M[(size_t)i * (size_t)n + (size_t)i];
+        if (!(d > 0.0)) {
+            /* PGS needs a positive diagonal: method not applicable */
+            return finish(p, MDAE_NOT_CONVERGED, 0, z, w, info);
+        }
+        dinv[i] = omega / d;
+    }
+    max_sweeps = opt->max_iter > 0 ? opt->max_iter : 10000;
+    res = mdae_lcp_residual(p, z, w);
+    if (res <= opt->tol) return finish(p, MDAE_OK, 0, z, w, info);
+    for (sweep = 1; sweep <= max_sweeps; ++sweep) {
+        for (i = 0; i < n; ++i) {
+            const double *Mi = p->M + (size_t)i * (size_t)n;
+            double s = p->q[i], zi;
+            for (j = 0; j < n; ++j) s += Mi[j] * z[j];
+            zi = z[i] - dinv[i] * s;
+            z[i] = zi > 0.0 ? zi : 0.0;
+        }
+        res = mdae_lcp_residual(p, z, w);
+        if (res <= opt->tol) return finish(p, MDAE_OK, sweep, z, w, info);
+        if (!(res == res) || res > 1e300) return finish(p, MDAE_NUMERICAL, sweep, z, w, info);
+    }
+    return finish(p, MDAE_MAX_ITER, max_sweeps, z, w, info);
+}
+
+/* ---- Murty's least-index principal pivoting ------------------------------------------ */
+/* Solve the m x m system in LU (overwritten) with partial pivoting; 0 if singular. */
+static int dense_solve(double *LU, double *x, int m, double scale)
+{
+    int k, i, j;
+    double tiny = 1e-13 * (scale > 0.0 ? scale : 1.0);
+    for (k = 0; k < m; ++k) {
+        int pr = k;
+        double best = fabs(LU[(size_t)k * (size_t)m + (size_t)k]), f;
+        for (i = k + 1; i < m; ++i) {
+            double a = fabs(LU[(size_t)i * (size_t)m + (size_t)k]);
+            if (a > best) { best = a; pr = i; }
+        }
+        if (!(best > tiny)) return 0;
+        if (pr != k) {
+            double *a = LU + (size_t)k * (size_t)m, *b = LU + (size_t)pr * (size_t)m, t;
+            for (j = 0; j < m; ++j) { t = a[j]; a[j] = b[j]; b[j] = t; }
+            t = x[k]; x[k] = x[pr]; x[pr] = t;
+        }
+        for (i = k + 1; i < m; ++i) {
+            double *restrict ri = LU + (size_t)i * (size_t)m;
+            const double *restrict rk = LU + (size_t)k * (size_t)m;
+            f = ri[k] / rk[k];
+            if (f == 0.0) continue;
+            for (j = k; j < m; ++j) ri[j] -= f * rk[j];
+            x[i] -= f * x[k];
+        }
+    }
+    for (k = m - 1; k >= 0; --k) {
+        const double *rk = LU + (size_t)k * (size_t)m;
+        double s = x[k];
+        for (j = k + 1; j < m; ++j) s -= rk[j] * x[j];
+        x[k] = s / rk[k];
+    }
+    return 1;
+}
+
+int mdae_lcp_murty(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
+                   double *z, double *w, double *work, int *iwork, mdae_lcp_info *info)
+{
+    int n, i, j, a, b, m, it, max_it, st;
+    int *inJ, *idx;
+    double *LU, *x, scale = 0.0, qinf = 0.0, feas;
+
+    st = begin(p, opt, z, w, work, iwork, info);
+    if (st != MDAE_OK) return st;
+    n = p->n;
+    if (n == 0) return finish(p, MDAE_OK, 0, z, w, info);
+    for (i = 0; i < n; ++i) z[i] = 0.0;
+    if (trivial(p)) return finish(p, MDAE_OK, 0, z, w, info);
+    max_it = opt->max_iter > 0 ? opt->max_iter : (n < 50 ? 1000 : 20 * n);
+    inJ = iwork;
+    idx = iwork + n;
+    LU = work;
+    x = work + (size_t)n * (size_t)n;
+    for (i = 0; i < (int)((size_t)n * (size_t)n); ++i)
+        if (fabs(p->M[i]) > scale) scale = fabs(p->M[i]);
+    for (i = 0; i < n; ++i) { inJ[i] = 0; if (fabs(p->q[i]) > qinf) qinf = fabs(p->q[i]); }
+    feas = 1e-13 * (qinf > 1.0 ? qinf : 1.0);
+
+    for (it = 0; ; ++it) {
+        int flip = -1;
+        m = 0;
+        for (i = 0; i < n; ++i) if (inJ[i]) idx[m++] = i;
+        for (a = 0; a < m; ++a) {
+            const double *Mi = p->M + (size_t)idx[a] * (size_t)n;
+            for (b = 0; b < m; ++b) LU[(size_t)a * (size_t)m + (size_t)b] = Mi[idx[b]];
+            x[a] = -p->q[idx[a]];
+        }
+        if (m > 0 && !dense_solve(LU, x, m, scale)) {
+            for (i = 0; i < n; ++i) z[i] = 0.0;
+            return finish(p, MDAE_NUMERICAL, it, z, w, info);
+        }
+        for (i = 0; i < n; ++i) z[i] = 0.0;
+        for (a = 0; a < m; ++a) z[idx[a]] = x[a];
+        for (i = 0; i < n; ++i) {
+            const double *Mi = p->M + (size_t)i * (size_t)n;
+            double s = p->q[i];
+            if (inJ[i]) {
+                if (z[i] < -feas) { flip = i; break; }
+                continue;
+            }
+            for (j = 0; j < m; ++j) s += Mi[idx[j]] * x[j];
+            if (s < -feas) { flip = i; break; }
+        }
+        if (flip < 0) break;
+        if (it >= max_it) {
+            for (i = 0; i < n; ++i) z[i] = 0.0;
+            return finish(p, MDAE_MAX_ITER, it, z, w, info);
+        }
+        inJ[flip] = !inJ[flip];
+    }
+    for (i = 0; i < n; ++i) if (z[i] < 0.0) z[i] = 0.0;
+    {
+        mdae_lcp_info tmp;
+        st = finish(p, MDAE_OK, it, z, w, &tmp);
+        if (st == MDAE_OK && tmp.residual > opt->tol) st = MDAE_NUMERICAL;
+        if (info) { *info = tmp; info->status = st; }
+    }
+    return st;
+}
+
+/* ---- dispatch and batch -------------------------------------------------------------- */
+int mdae_lcp_solve(int method, const mdae_lcp_problem *p, const mdae_lcp_options *opt,
+                   double *z, double *w, double *work, int *iwork, mdae_lcp_info *info)
+{
+    switch (method) {
+    case MDAE_LCP_LEMKE: return mdae_lcp_lemke(p, opt, z, w, work, iwork, info);
+    case MDAE_LCP_PGS: return mdae_lcp_pgs(p, opt, z, w, work, iwork, info);
+    case MDAE_LCP_MURTY: return mdae_lcp_murty(p, opt, z, w, work, iwork, info);
+    default:
+        if (info) { info->status = MDAE_BAD_INPUT; info->iterations = 0; info->residual = 0.0; }
+        return MDAE_BAD_INPUT;
+    }
+}
+
+int mdae_lcp_solve_batch(int method, int nbatch, int n, const double *Ms, const double *qs,
+                         const mdae_lcp_options *opt, double *zs, double *ws,
+                         double *work, int *iwork,
+                         int *status, int *iterations, double *residual)
+{
+    int k, ret = MDAE_OK;
+    size_t nn = n > 0 ? (size_t)n * (size_t)n : 0, n1 = n > 0 ? (size_t)n : 0;
+    if (nbatch < 0 || n < 0 || !opt) return MDAE_BAD_INPUT;
+    if (nbatch > 0 && n > 0 && (!Ms || !qs || !zs || !ws)) return MDAE_BAD_INPUT;
+    for (k = 0; k < nbatch; ++k) {
+        mdae_lcp_problem pk;
+        mdae_lcp_info info;
+        int st;
+        pk.n = n;
+        pk.M = Ms ? Ms + (size_t)k * nn : 0;
+        pk.q = qs ? qs + (size_t)k * n1 : 0;
+        st = mdae_lcp_solve(method, &pk, opt, zs ? zs + (size_t)k * n1 : 0,
+                            ws ? ws + (size_t)k * n1 : 0, work, iwork, &info);
+        if (st == MDAE_BAD_INPUT) ret = MDAE_BAD_INPUT;
+        if (status) status[k] = info.status;
+        if (iterations) iterations[k] = info.iterations;
+        if (residual) residual[k] = info.residual;
+    }
+    return ret;
+}
