@@ -1,0 +1,263 @@
+# cython: language_level=3
+"""Thin wrapper of csrc/mdae_contact.{h,c}: typed memoryviews in, numpy arrays out.
+
+No logic here beyond allocation of outputs and workspace; input checks and status codes
+come from C and are interpreted by mechdae.contact.kernels.
+"""
+import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
+
+cdef extern from "mdae_status.h":
+    const char *mdae_status_str(int status)
+
+cdef extern from "mdae_contact.h":
+    int MDAE_CONTACT_ENUM_MAX
+    ctypedef struct mdae_impact_problem:
+        int nc
+        int dim
+        const double *D
+        const double *v_minus
+        const double *e_n
+        const double *e_t
+        const double *mu
+    ctypedef struct mdae_impact_options:
+        int method
+        int facets
+        int max_solutions
+        int max_iter
+        double tol
+        double energy_tol
+        int allow_energy_gain
+        int check_input
+    ctypedef struct mdae_impact_info:
+        int status
+        int nsol
+        int iterations
+        double residual
+        int bad_input
+        int bad_index
+    ctypedef struct mdae_fc_problem:
+        int dim
+        int nc
+        const double *W
+        const int *indptr
+        const int *indices
+        const double *data
+        const double *q
+        const double *mu
+    ctypedef struct mdae_fc_options:
+        double tol
+        int max_iter
+        int warm_start
+        int error_every
+    ctypedef struct mdae_fc_info:
+        int status
+        int iterations
+        double error
+        int bad_input
+        int bad_index
+
+    void mdae_impact_options_default(mdae_impact_options *opt)
+    size_t mdae_contact_work_size(int nc, int dim, int facets)
+    size_t mdae_contact_iwork_size(int nc, int dim, int facets)
+    int mdae_impact_solve(const mdae_impact_problem *p, const mdae_impact_options *opt,
+                          double *P, double *v_plus, int *modes, double *dT,
+                          double *work, int *iwork, mdae_impact_info *info) nogil
+    int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double *v_minus,
+                          const double *e_n, const double *e_t, const double *mu,
+                          const mdae_impact_options *opt, double *P, double *v_plus,
+                          int *modes, double *dT, int *status, int *nsol,
+                          double *work, int *iwork, mdae_impact_info *info) nogil
+    int mdae_painleve_solve(int nc, int dim, const double *D, const double *b,
+                            const double *v_t, const double *mu, double slide_tol,
+                            const mdae_impact_options *opt, double *lam, double *acc,
+                            int *modes, double *work, int *iwork, mdae_impact_info *info) nogil
+    void mdae_fc_options_default(mdae_fc_options *opt)
+    size_t mdae_fc_work_size(int nc, int dim)
+    double mdae_fc_error(const mdae_fc_problem *p, const double *r, double *u) nogil
+    int mdae_fc_nsgs(const mdae_fc_problem *p, const mdae_fc_options *opt, double *r,
+                     double *u, double *work, mdae_fc_info *info) nogil
+
+ENUM_MAX = MDAE_CONTACT_ENUM_MAX
+
+
+def status_str(int status):
+    return mdae_status_str(status).decode()
+
+
+cdef double _dummy = 0.0
+cdef int _idummy = 0
+
+
+def impact(const double[:, ::1] D, const double[::1] v_minus, const double[::1] e_n,
+           const double[::1] e_t, const double[::1] mu, int dim, int method, int facets,
+           int max_solutions, int max_iter, double tol, double energy_tol,
+           bint allow_energy_gain):
+    """Returns (status, nsol, iterations, residual, bad_input, bad_index, P, v_plus,
+    modes, dT) with P, v_plus of shape (cap, n), modes (cap, nc), dT (cap,)."""
+    cdef int n = D.shape[0]
+    cdef int nc = e_n.shape[0]
+    cdef int cap = max_solutions if method == 0 else 1
+    cdef mdae_impact_problem p
+    cdef mdae_impact_options o
+    cdef mdae_impact_info info
+    P = np.empty((cap, n))
+    vp = np.empty((cap, n))
+    modes = np.empty((cap, nc), dtype=np.intc)
+    dT = np.empty(cap)
+    work = np.empty(mdae_contact_work_size(nc, dim, facets))
+    iwork = np.empty(mdae_contact_iwork_size(nc, dim, facets), dtype=np.intc)
+    cdef double[:, ::1] Pv = P
+    cdef double[:, ::1] vpv = vp
+    cdef int[:, ::1] mv = modes
+    cdef double[::1] dTv = dT
+    cdef double[::1] wv = work
+    cdef int[::1] iwv = iwork
+    p.nc = nc; p.dim = dim
+    p.D = &D[0, 0] if n > 0 else &_dummy
+    p.v_minus = &v_minus[0] if n > 0 else &_dummy
+    p.e_n = &e_n[0] if nc > 0 else &_dummy
+    p.e_t = &e_t[0] if nc > 0 else &_dummy
+    p.mu = &mu[0] if nc > 0 else &_dummy
+    mdae_impact_options_default(&o)
+    o.method = method; o.facets = facets; o.max_solutions = cap; o.max_iter = max_iter
+    o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
+    with nogil:
+        mdae_impact_solve(&p, &o, &Pv[0, 0] if n > 0 else &_dummy,
+                          &vpv[0, 0] if n > 0 else &_dummy,
+                          &mv[0, 0] if nc > 0 else &_idummy, &dTv[0], &wv[0], &iwv[0], &info)
+    return (info.status, info.nsol, info.iterations, info.residual, info.bad_input,
+            info.bad_index, P, vp, modes, dT)
+
+
+def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
+                 const double[:, ::1] e_n, const double[:, ::1] e_t, const double[:, ::1] mu,
+                 int dim, int method, int facets, int max_iter, double tol, double energy_tol,
+                 bint allow_energy_gain):
+    cdef int nprob = D.shape[0]
+    cdef int n = D.shape[1]
+    cdef int nc = e_n.shape[1]
+    cdef mdae_impact_options o
+    cdef mdae_impact_info info
+    P = np.empty((nprob, n))
+    vp = np.empty((nprob, n))
+    modes = np.empty((nprob, nc), dtype=np.intc)
+    dT = np.empty(nprob)
+    st = np.empty(nprob, dtype=np.intc)
+    ns = np.empty(nprob, dtype=np.intc)
+    work = np.empty(mdae_contact_work_size(nc, dim, facets))
+    iwork = np.empty(mdae_contact_iwork_size(nc, dim, facets), dtype=np.intc)
+    cdef double[:, ::1] Pv = P
+    cdef double[:, ::1] vpv = vp
+    cdef int[:, ::1] mv = modes
+    cdef double[::1] dTv = dT
+    cdef int[::1] stv = st
+    cdef int[::1] nsv = ns
+    cdef double[::1] wv = work
+    cdef int[::1] iwv = iwork
+    mdae_impact_options_default(&o)
+    o.method = method; o.facets = facets; o.max_solutions = 1; o.max_iter = max_iter
+    o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
+    if nprob == 0 or n == 0:
+        return 0, 0, -1, P, vp, modes, dT, st, ns
+    with nogil:
+        mdae_impact_batch(nprob, nc, dim, &D[0, 0, 0], &v_minus[0, 0], &e_n[0, 0], &e_t[0, 0],
+                          &mu[0, 0], &o, &Pv[0, 0], &vpv[0, 0], &mv[0, 0], &dTv[0], &stv[0],
+                          &nsv[0], &wv[0], &iwv[0], &info)
+    return info.status, info.bad_input, info.bad_index, P, vp, modes, dT, st, ns
+
+
+def painleve(const double[:, ::1] D, const double[::1] b, const double[::1] v_t,
+             const double[::1] mu, int dim, double slide_tol, int max_solutions, double tol):
+    cdef int n = D.shape[0]
+    cdef int nc = mu.shape[0]
+    cdef mdae_impact_options o
+    cdef mdae_impact_info info
+    lam = np.empty((max_solutions, n))
+    acc = np.empty((max_solutions, n))
+    modes = np.empty((max_solutions, nc), dtype=np.intc)
+    work = np.empty(mdae_contact_work_size(nc, dim, 3) + 2 * nc + 16)
+    iwork = np.empty(mdae_contact_iwork_size(nc, dim, 3) + nc + 16, dtype=np.intc)
+    cdef double[:, ::1] lv = lam
+    cdef double[:, ::1] av = acc
+    cdef int[:, ::1] mv = modes
+    cdef double[::1] wv = work
+    cdef int[::1] iwv = iwork
+    mdae_impact_options_default(&o)
+    o.max_solutions = max_solutions; o.tol = tol
+    with nogil:
+        mdae_painleve_solve(nc, dim, &D[0, 0] if n > 0 else &_dummy, &b[0] if n > 0 else &_dummy,
+                            &v_t[0] if nc > 0 else &_dummy, &mu[0] if nc > 0 else &_dummy,
+                            slide_tol, &o, &lv[0, 0] if n > 0 else &_dummy,
+                            &av[0, 0] if n > 0 else &_dummy, &mv[0, 0] if nc > 0 else &_idummy,
+                            &wv[0], &iwv[0], &info)
+    return info.status, info.nsol, info.bad_input, info.bad_index, lam, acc, modes
+
+
+def fc_nsgs(int dim, int nc, W, const double[::1] q, const double[::1] mu, double tol,
+            int max_iter, r0, int error_every):
+    """W: dense (n, n) C-contiguous float64 array or a tuple (indptr, indices, data) (CSR,
+    int32 indices). r0: None or an initial guess. Returns (status, iterations, error,
+    bad_input, bad_index, r, u)."""
+    cdef int n = dim * nc
+    cdef mdae_fc_problem p
+    cdef mdae_fc_options o
+    cdef mdae_fc_info info
+    cdef const double[:, ::1] Wd
+    cdef const int[::1] ip
+    cdef const int[::1] ix
+    cdef const double[::1] dx
+    r = np.zeros(n) if r0 is None else np.array(r0, dtype=np.float64, copy=True)
+    u = np.empty(n)
+    work = np.empty(mdae_fc_work_size(nc, dim) + 1)
+    cdef double[::1] rv = r
+    cdef double[::1] uv = u
+    cdef double[::1] wv = work
+    p.dim = dim; p.nc = nc
+    p.q = &q[0] if n > 0 else &_dummy
+    p.mu = &mu[0] if nc > 0 else &_dummy
+    if isinstance(W, tuple):
+        ip = W[0]; ix = W[1]; dx = W[2]
+        p.W = NULL; p.indptr = &ip[0]
+        p.indices = &ix[0] if ix.shape[0] > 0 else &_idummy
+        p.data = &dx[0] if dx.shape[0] > 0 else &_dummy
+    else:
+        Wd = W
+        p.W = &Wd[0, 0] if n > 0 else &_dummy
+        p.indptr = NULL; p.indices = NULL; p.data = NULL
+    mdae_fc_options_default(&o)
+    o.tol = tol; o.max_iter = max_iter; o.warm_start = r0 is not None
+    o.error_every = error_every
+    with nogil:
+        mdae_fc_nsgs(&p, &o, &rv[0] if n > 0 else &_dummy, &uv[0] if n > 0 else &_dummy,
+                     &wv[0], &info)
+    return info.status, info.iterations, info.error, info.bad_input, info.bad_index, r, u
+
+
+def fc_error(int dim, int nc, W, const double[::1] q, const double[::1] mu, const double[::1] r):
+    cdef int n = dim * nc
+    cdef mdae_fc_problem p
+    cdef const double[:, ::1] Wd
+    cdef const int[::1] ip
+    cdef const int[::1] ix
+    cdef const double[::1] dx
+    u = np.empty(n)
+    cdef double[::1] uv = u
+    cdef double err
+    if n == 0:
+        return 0.0, u
+    p.dim = dim; p.nc = nc; p.q = &q[0]; p.mu = &mu[0]
+    if isinstance(W, tuple):
+        ip = W[0]; ix = W[1]; dx = W[2]
+        p.W = NULL; p.indptr = &ip[0]
+        p.indices = &ix[0] if ix.shape[0] > 0 else &_idummy
+        p.data = &dx[0] if dx.shape[0] > 0 else &_dummy
+    else:
+        Wd = W
+        p.W = &Wd[0, 0]
+        p.indptr = NULL; p.indices = NULL; p.data = NULL
+    with nogil:
+        err = mdae_fc_error(&p, &r[0], &uv[0])
+    return err, u
