@@ -8,5 +8,6 @@ problems in C; ``System.to_casadi()`` exports the stabilized DAE.
 from ._version import __version__
 from .errors import ModelError, SolverError, PainleveError
 from . import lcp
+from . import contact
 
 __all__ = ["__version__", "ModelError", "SolverError", "PainleveError", "lcp"]
