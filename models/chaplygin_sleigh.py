@@ -24,6 +24,8 @@ J = I + m a^2, s(t) = s0 + a m U t / J:
 The sleigh ends up moving in a straight line with speed U (for a > 0, the center ahead of
 the blade); all its rotation is converted into translation.
 """
+import math
+
 import mechdae as md
 
 
@@ -65,7 +67,7 @@ def initial_velocity(u0, omega0, theta0=0.0, a=0.5):
     dict
         ``{"der(x)": ..., "der(y)": ..., "der(theta)": ...}``
     """
-    c, s = md.cos(theta0), md.sin(theta0)
+    c, s = math.cos(theta0), math.sin(theta0)
     return {"der(x)": u0 * c - a * omega0 * s, "der(y)": u0 * s + a * omega0 * c,
             "der(theta)": omega0}
 
