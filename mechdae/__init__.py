@@ -10,4 +10,17 @@ from .errors import ModelError, SolverError, PainleveError
 from . import lcp
 from . import contact
 
-__all__ = ["__version__", "ModelError", "SolverError", "PainleveError", "lcp"]
+# modeling core: DSL, compile, stabilization, simulation (issue 3)
+from .dsl import (Model, der, sin, cos, tan, sqrt, exp, log, atan2, asin, acos, atan,  # noqa: E402
+                  sinh, cosh, tanh, fabs, abs, sign, fmin, fmax, if_else, vertcat, horzcat,
+                  dot, cross, mtimes, transpose, norm_2, sumsqr, pi)
+from .stabilization import Baumgarte, Mukharlyamov, Projection  # noqa: E402
+from .symbolic import System  # noqa: E402
+from .simulate import Result, Event  # noqa: E402
+from .loader import load  # noqa: E402
+
+__all__ = ["__version__", "ModelError", "SolverError", "PainleveError", "lcp",
+           "Model", "der", "sin", "cos", "tan", "sqrt", "exp", "log", "atan2", "asin", "acos",
+           "atan", "sinh", "cosh", "tanh", "fabs", "abs", "sign", "fmin", "fmax", "if_else",
+           "vertcat", "horzcat", "dot", "cross", "mtimes", "transpose", "norm_2", "sumsqr", "pi",
+           "Baumgarte", "Mukharlyamov", "Projection", "System", "Result", "Event", "load"]

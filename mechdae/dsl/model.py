@@ -1,0 +1,532 @@
+"""The symbolic, editable model: a plain container of symbols, energies, forces, equations,
+constraints and contacts.
+
+A ``Model`` derives nothing.  ``Model.compile()`` hands it to :mod:`mechdae.symbolic`,
+the only place where equations are derived.  Names are free strings and may be
+namespaced (``"b1.x"``, ``"arm.theta"``) so that components with connectors can later be
+flattened into one Model.
+
+Symbols are CasADi ``SX`` scalars.  Every coordinate ``x`` owns a rate symbol
+``der(x)``; unless the model declares other kinematics for ``x`` this rate symbol *is* the
+generalized speed of ``x`` (``q' = N(q) u`` with ``N = I``).
+"""
+import math
+import numbers
+import warnings
+
+import casadi as ca
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = ["Model", "der", "Contact"]
+
+# element hash of every symbol created by any Model -> _SymInfo.  The info holds the
+# symbol itself, so the node (and thus its hash) cannot be recycled.
+_REGISTRY = {}
+
+
+class _SymInfo:
+    __slots__ = ("sym", "name", "kind", "model_id", "deriv", "owner")
+
+    def __init__(self, sym, name, kind, model_id, deriv=None, owner=None):
+        self.sym = sym
+        self.name = name
+        self.kind = kind            # coordinate|speed|rate|parameter|input|variable|vrate|time
+        self.model_id = model_id
+        self.deriv = deriv          # SX expression of the time derivative, if known
+        self.owner = owner          # for rates: the coordinate / variable name
+
+
+def _info(sym):
+    return _REGISTRY.get(sym.element_hash()) if isinstance(sym, ca.SX) and sym.is_symbolic() \
+        else None
+
+
+def _as_sx(expr, what="expression"):
+    """Convert numbers, lists and SX to a column SX; reject MX and other objects."""
+    if isinstance(expr, ca.SX):
+        return expr
+    if isinstance(expr, ca.MX):
+        raise TypeError(f"{what}: MX expressions are not supported in a Model; use the symbols "
+                        "the Model returns (SX)")
+    if isinstance(expr, (list, tuple)):
+        return ca.vertcat(*[_as_sx(e, what) for e in expr]) if expr else ca.SX(0, 1)
+    if isinstance(expr, (numbers.Number, np.ndarray, ca.DM)):
+        return ca.SX(ca.DM(np.asarray(expr, dtype=float)))
+    raise TypeError(f"{what}: cannot use an object of type {type(expr).__name__} as an "
+                    "expression; build it from the Model's symbols and md.sin, md.cos, ...")
+
+
+def der(expr):
+    """Time derivative of a symbol or an expression of model symbols.
+
+    ``der(x)`` of a coordinate is its rate ``x'`` (the speed symbol of ``x`` unless other
+    kinematics were declared); ``der(v)`` of a differential variable is its rate symbol;
+    for an expression the chain rule is applied:
+    ``d e/dt = sum_s (de/ds) der(s) + de/dt``. Parameters and constant inputs have rate 0.
+
+    Parameters
+    ----------
+    expr : SX
+        A symbol or an expression built from one Model's symbols.
+
+    Returns
+    -------
+    SX
+        The rate, same shape as ``expr``.
+
+    Examples
+    --------
+    >>> m = Model("p"); x = m.coordinates("x")
+    >>> str(der(x))
+    'der(x)'
+    """
+    e = _as_sx(expr, "der()")
+    if e.is_scalar() and e.is_symbolic():
+        d = _rate_of(e)
+        return d
+    syms = ca.symvar(e)
+    if not syms:
+        return ca.SX.zeros(e.shape)
+    rates = [_rate_of(s) for s in syms]
+    return ca.reshape(ca.jtimes(ca.vec(e), ca.vertcat(*syms), ca.vertcat(*rates)), e.shape)
+
+
+def _rate_of(s):
+    info = _info(s)
+    if info is None:
+        raise ValueError(f"der(): symbol '{s}' does not belong to any mechdae Model")
+    if info.kind == "time":
+        return ca.SX(1)
+    if info.kind in ("parameter",):
+        return ca.SX(0)
+    if info.kind == "input":
+        raise ValueError(f"der(): input '{info.name}' has no symbolic rate; write the "
+                         "quantity as a function of the model time m.time instead")
+    if info.kind == "variable":
+        model = _MODELS.get(info.model_id)
+        return model._variable_rate(info.name)
+    if info.deriv is None:
+        kind = "a speed" if info.kind in ("speed", "rate") else f"a {info.kind}"
+        raise ValueError(f"der(): '{info.name}' is {kind}; accelerations are derived by "
+                         "compile() from the energies, write kinetic_energy/potential_energy "
+                         "instead of der(der(...))")
+    return info.deriv
+
+
+_MODELS = {}
+
+
+class Contact:
+    """A unilateral contact as declared in a Model (a record; compile derives W, Wdot_u).
+
+    Attributes
+    ----------
+    name : str
+    gap : SX
+        Signed distance ``g(q) >= 0``.
+    tangent : SX or None
+        Expressions of ``q`` whose rates are the sliding velocities.
+    tangent_velocity : SX or None
+        Sliding velocities written directly, linear in the speeds.
+    restitution, friction, tangential_restitution : float or SX
+        ``e_n``, ``mu`` (``inf``: no sliding), ``e_t``.
+    law : str
+        Impact law name (``"newton"``, ...), read by the contact drivers.
+    """
+
+    def __init__(self, name, gap, tangent, tangent_velocity, restitution, friction,
+                 tangential_restitution, law):
+        self.name = name
+        self.gap = gap
+        self.tangent = tangent
+        self.tangent_velocity = tangent_velocity
+        self.restitution = restitution
+        self.friction = friction
+        self.tangential_restitution = tangential_restitution
+        self.law = law
+
+    def __repr__(self):
+        return (f"Contact({self.name!r}, e_n={self.restitution}, mu={self.friction}, "
+                f"e_t={self.tangential_restitution}, law={self.law!r})")
+
+
+class Model:
+    """An equation-based mechanical model (symbolic, editable).
+
+    The compiled dynamics (see :func:`mechdae.symbolic.compile_model`) are
+
+        M(q) u' = h(q, u, t) + G(q)^T lam + A(q)^T mu,    q' = N(q) u,
+        phi(q, t) = 0,   psi = A(q) u + b(q, t) = 0.
+
+    Parameters
+    ----------
+    name : str
+        Model name (used in messages, plots and file names).
+
+    Examples
+    --------
+    >>> import mechdae as md
+    >>> m = md.Model("pendulum")
+    >>> x, y = m.coordinates("x y")
+    >>> L = m.parameter("L", 1.0); g = m.parameter("g", 9.81)
+    >>> m.kinetic_energy(0.5 * (md.der(x)**2 + md.der(y)**2))
+    >>> m.potential_energy(g * y)
+    >>> m.holonomic(x**2 + y**2 - L**2, name="rod")
+    >>> sys = m.compile(stabilization=md.Baumgarte(alpha=10, beta=10))
+    """
+
+    def __init__(self, name):
+        self.name = str(name)
+        self._id = id(self)
+        _MODELS[self._id] = self
+        self.coords = []          # dicts: name, sym, default, rate
+        self.speeds_ = []         # dicts: name, sym, default
+        self.kinematics_ = {}     # coordinate name -> SX (rate expression in q, u)
+        self.params = []          # dicts: name, sym, default
+        self.inputs = []          # dicts: name, sym, default (number|array|callable|SX)
+        self.variables = []       # dicts: name, sym, default, rate (SX or None)
+        self.T_terms = []         # kinetic energy terms (Lagrange, in q and der(q))
+        self.T_report = []        # kinetic energy of bodies handled by Newton-Euler
+        self.V_terms = []
+        self.forces = []          # (Q, coordinate name)
+        self.speed_forces = []    # (Q, speed name): generalized force on a speed
+        self.power_terms = []     # (F, v_P): force F acting at a point of velocity v_P (linear in u)
+        self.bodies = []
+        self.holonomic_ = []      # (name, SX)
+        self.nonholonomic_ = []   # (name, SX)
+        self.equations = []       # (name, residual SX)
+        self.contacts = []
+        self.problems = []        # collected at declaration, raised by compile()
+        self._names = {}
+        self.time = self._new("t", "time", register_name=False)
+
+    # ------------------------------------------------------------------ symbols
+    def _new(self, name, kind, deriv=None, owner=None, register_name=True):
+        if not isinstance(name, str) or not name.strip():
+            self.problems.append(f"{kind} name {name!r}: names must be non-empty strings")
+            name = str(name)
+        if register_name:
+            if name in self._names:
+                self.problems.append(
+                    f"{kind} '{name}': the name is already used by a {self._names[name]}; "
+                    "names must be unique within a model (use a namespace like 'arm.theta')")
+            else:
+                self._names[name] = kind
+        s = ca.SX.sym(name)
+        _REGISTRY[s.element_hash()] = _SymInfo(s, name, kind, self._id, deriv, owner)
+        return s
+
+    def _check_default(self, kind, name, value):
+        if callable(value) or isinstance(value, (ca.SX, ca.MX)):
+            return value
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            self.problems.append(f"{kind} '{name}': default {value!r} is not a number")
+            return 0.0
+        if not np.all(np.isfinite(arr)):
+            self.problems.append(f"{kind} '{name}': default {value!r} is not finite; give a "
+                                 "finite number")
+        return float(arr) if arr.ndim == 0 else arr
+
+    @staticmethod
+    def _split(names):
+        if isinstance(names, str):
+            return names.replace(",", " ").split()
+        return [str(n) for n in names]
+
+    def coordinates(self, names, default=0.0):
+        """Declare generalized coordinates ``q``.
+
+        Parameters
+        ----------
+        names : str or list of str
+            Space- or comma-separated names (``"x y"``).
+        default : float or list of float
+            Initial value used when ``q0`` omits the coordinate.
+
+        Returns
+        -------
+        SX or tuple of SX
+            One symbol per name (a single symbol for a single name).
+        """
+        names = self._split(names)
+        defaults = default if isinstance(default, (list, tuple, np.ndarray)) else [default] * len(names)
+        out = [self._coordinate(n, d) for n, d in zip(names, defaults)]
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def _coordinate(self, n, d, speed_name=None):
+        rate = self._new(speed_name or f"der({n})", "speed", owner=n,
+                         register_name=speed_name is not None)
+        s = self._new(n, "coordinate", deriv=rate)
+        self.coords.append(dict(name=n, sym=s, default=self._check_default("coordinate", n, d),
+                                rate=rate))
+        self.speeds_.append(dict(name=speed_name or f"der({n})", sym=rate, default=0.0, coord=n))
+        return s
+
+    def speeds(self, names, default=0.0):
+        """Declare generalized speeds ``u`` (quasi-velocities).
+
+        Declared speeds enter through :meth:`kinematics`, which writes each coordinate's
+        rate ``q' = N(q) u`` as an expression linear in the speeds.
+
+        Returns
+        -------
+        SX or tuple of SX
+        """
+        names = self._split(names)
+        out = []
+        for n in names:
+            s = self._new(n, "speed")
+            self.speeds_.append(dict(name=n, sym=s, default=self._check_default("speed", n, default),
+                                     coord=None))
+            out.append(s)
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def kinematics(self, mapping):
+        """Set the kinematic equations ``q' = N(q) u`` of some coordinates.
+
+        Parameters
+        ----------
+        mapping : dict
+            ``{coordinate symbol: rate expression}``; the expression must be linear in the
+            speeds (checked by compile).  The coordinate's own speed ``der(x)`` is then no
+            longer a state: ``der(x)`` stands for the expression.
+        """
+        for c, expr in mapping.items():
+            info = _info(c) if isinstance(c, ca.SX) else None
+            if info is None or info.kind != "coordinate" or info.model_id != self._id:
+                self.problems.append(f"kinematics: {c} is not a coordinate of model '{self.name}'")
+                continue
+            self.kinematics_[info.name] = _as_sx(expr, f"kinematics of '{info.name}'")
+            self.speeds_ = [s for s in self.speeds_ if s.get("coord") != info.name]
+            _REGISTRY[_info(c).deriv.element_hash()].kind = "rate"
+
+    def parameter(self, name, default):
+        """Declare a parameter (symbolic; its value is given at simulate time).
+
+        Parameters
+        ----------
+        name : str
+        default : float
+            Value used unless ``params={name: value}`` overrides it.
+
+        Returns
+        -------
+        SX
+        """
+        s = self._new(name, "parameter")
+        self.params.append(dict(name=name, sym=s, default=self._check_default("parameter", name, default)))
+        return s
+
+    def input(self, name, default=0.0):
+        """Declare an external input ``w(t)``.
+
+        Parameters
+        ----------
+        name : str
+        default : float, array (k, 2) of (t, value) samples, or callable
+            A constant; samples (linear interpolation, held constant outside); or a function
+            ``f(t)`` written with ``md`` functions.  Overridden by ``simulate(inputs=...)``.
+
+        Returns
+        -------
+        SX
+        """
+        s = self._new(name, "input")
+        self.inputs.append(dict(name=name, sym=s, default=self._check_default("input", name, default)))
+        return s
+
+    def variable(self, name, default=0.0):
+        """Declare an extra variable: differential if ``der(v)`` appears in an equation,
+        algebraic otherwise.  Each needs one :meth:`equation`.
+
+        Returns
+        -------
+        SX
+        """
+        s = self._new(name, "variable")
+        self.variables.append(dict(name=name, sym=s, default=self._check_default("variable", name, default),
+                                   rate=None))
+        return s
+
+    def _variable_rate(self, name):
+        for v in self.variables:
+            if v["name"] == name:
+                if v["rate"] is None:
+                    v["rate"] = self._new(f"der({name})", "vrate", owner=name, register_name=False)
+                return v["rate"]
+        raise KeyError(name)
+
+    # ------------------------------------------------------------------ physics
+    def kinetic_energy(self, T):
+        """Add a kinetic-energy term ``T(q, q')`` (terms accumulate)."""
+        self.T_terms.append(_as_sx(T, "kinetic energy"))
+
+    def potential_energy(self, V):
+        """Add a potential-energy term ``V(q, t)`` (terms accumulate)."""
+        self.V_terms.append(_as_sx(V, "potential energy"))
+
+    def generalized_force(self, Q, coord):
+        """Add a generalized force ``Q`` to the equation of coordinate (or speed) ``coord``.
+
+        ``Q`` may depend on coordinates, speeds, variables, inputs, parameters and time.
+        For a coordinate the force enters through ``N^T Q``; for a declared speed directly.
+        """
+        info = _info(coord) if isinstance(coord, ca.SX) else None
+        Q = _as_sx(Q, "generalized force")
+        if info is None or info.model_id != self._id or info.kind not in ("coordinate", "speed", "rate"):
+            self.problems.append(f"generalized_force: target {coord} is not a coordinate or speed of "
+                                 f"model '{self.name}'")
+            return
+        if info.kind == "coordinate":
+            self.forces.append((Q, info.name))
+        else:
+            if info.owner is not None:   # der(x) of an identity coordinate
+                self.forces.append((Q, info.owner))
+            else:
+                self.speed_forces.append((Q, info.name))
+
+    def holonomic(self, expr, name=None):
+        """Add holonomic constraints ``phi(q, t) = 0`` (scalar or vector) named ``name``."""
+        name = name or f"phi{len(self.holonomic_)}"
+        self._names_check(name, "constraint")
+        self.holonomic_.append((name, _as_sx(expr, f"holonomic constraint '{name}'")))
+
+    def nonholonomic(self, expr, name=None):
+        """Add nonholonomic constraints ``psi = A(q) u + b(q, t) = 0``.
+
+        ``expr`` may use speeds and ``der(x)``; it must be linear in them (checked by compile).
+        """
+        name = name or f"psi{len(self.nonholonomic_)}"
+        self._names_check(name, "constraint")
+        self.nonholonomic_.append((name, _as_sx(expr, f"nonholonomic constraint '{name}'")))
+
+    def equation(self, eq, name=None):
+        """Add a general equation ``lhs == rhs`` (or a residual expression ``r = 0``) for the
+        extra variables (differential ones through ``der(v)``).
+        """
+        e = _as_sx(eq, "equation") if not isinstance(eq, bool) else None
+        name = name or f"eq{len(self.equations)}"
+        if e is None:
+            self.problems.append(f"equation '{name}': got a Python bool; write lhs == rhs with "
+                                 "model symbols on at least one side")
+            return
+        rows = []
+        for i in range(e.numel()):
+            ei = e[i]
+            rows.append(ei.dep(0) - ei.dep(1) if ei.is_op(ca.OP_EQ) else ei)
+        self.equations.append((name, ca.vertcat(*rows)))
+
+    def contact(self, name, gap, tangent=None, tangent_velocity=None, restitution=0.0,
+                friction=0.0, tangential_restitution=0.0, law="newton"):
+        """Declare a unilateral contact with gap ``g(q) >= 0``.
+
+        Parameters
+        ----------
+        name : str
+        gap : expression of q (and parameters)
+        tangent : expression(s) of q whose rates are the sliding velocities, optional
+        tangent_velocity : expression(s) linear in the speeds, optional (rolling bodies)
+        restitution, friction, tangential_restitution : float
+            ``e_n`` in [0, 1], ``mu >= 0`` (``inf``: no sliding), ``e_t`` in [-1, 1].
+        law : str
+            Impact law (``"newton"`` default), passed on to the contact drivers.
+        """
+        self._names_check(name, "contact")
+        if tangent is not None and tangent_velocity is not None:
+            self.problems.append(f"contact '{name}': give either tangent or tangent_velocity, "
+                                 "not both")
+        for what, val, lo, hi in (("restitution", restitution, 0.0, 1.0),
+                                  ("friction", friction, 0.0, math.inf),
+                                  ("tangential_restitution", tangential_restitution, -1.0, 1.0)):
+            if not isinstance(val, (ca.SX, ca.MX)):
+                v = float(val)
+                if math.isnan(v) or not (lo <= v <= hi):
+                    self.problems.append(f"contact '{name}': {what}={val} is outside [{lo}, {hi}]")
+        self.contacts.append(Contact(
+            name, _as_sx(gap, f"gap of contact '{name}'"),
+            None if tangent is None else _as_sx(tangent, f"tangent of contact '{name}'"),
+            None if tangent_velocity is None else _as_sx(tangent_velocity,
+                                                         f"tangent_velocity of contact '{name}'"),
+            restitution, friction, tangential_restitution, law))
+
+    def rigid_body(self, name, mass, inertia, planar=False, gravity=None):
+        """Create a rigid body with its coordinates, speeds and kinetic energy.
+
+        Planar: coordinates ``name.x, name.y, name.theta``, speeds ``name.vx, name.vy,
+        name.w``.  Spatial: coordinates ``name.x, name.y, name.z`` and the unit quaternion
+        ``name.q0..name.q3`` (default identity), speeds ``name.vx, name.vy, name.vz``
+        (world velocity of the center) and ``name.wx, name.wy, name.wz`` (angular velocity in
+        body axes).
+
+        Parameters
+        ----------
+        name : str
+        mass : float or SX
+        inertia : float (planar) or 3x3 / 3-vector (spatial, body axes at the center)
+        planar : bool
+        gravity : float or SX, optional
+            Adds the potential ``m g y`` (planar) or ``m g z`` (spatial).
+
+        Returns
+        -------
+        PlanarBody or SpatialBody
+        """
+        from .bodies import PlanarBody, SpatialBody
+        b = (PlanarBody if planar else SpatialBody)(self, name, mass, inertia)
+        self.bodies.append(b)
+        if gravity is not None:
+            self.potential_energy(b.mass * gravity * (b.y if planar else b.z))
+        return b
+
+    def _names_check(self, name, kind):
+        if name in self._names:
+            self.problems.append(f"{kind} '{name}': the name is already used by a "
+                                 f"{self._names[name]}; names must be unique within a model")
+        else:
+            self._names[name] = kind
+
+    # ------------------------------------------------------------------ lookup
+    def symbol(self, name):
+        """The symbol of a coordinate, speed, parameter, input or variable by name."""
+        for lst in (self.coords, self.speeds_, self.params, self.inputs, self.variables):
+            for d in lst:
+                if d["name"] == name:
+                    return d["sym"]
+        for c in self.coords:
+            if f"der({c['name']})" == name:
+                return c["rate"]
+        raise KeyError(f"model '{self.name}' has no symbol named '{name}'")
+
+    def __getitem__(self, name):
+        return self.symbol(name)
+
+    def compile(self, stabilization="default"):
+        """Derive the equations of motion and return a frozen :class:`~mechdae.System`.
+
+        Parameters
+        ----------
+        stabilization : Baumgarte, Mukharlyamov, Projection, list of them, None or "default"
+            Constraint stabilization (see :mod:`mechdae.stabilization`); ``None`` is the
+            plain index-1 form (drift shows).  ``"default"`` is ``Baumgarte(10, 10, 10)``.
+
+        Raises
+        ------
+        ModelError
+            Listing every problem found in the model.
+        """
+        from ..symbolic import compile_model
+        return compile_model(self, stabilization)
+
+    def __repr__(self):
+        return (f"Model({self.name!r}: {len(self.coords)} coordinates, {len(self.speeds_)} speeds, "
+                f"{sum(int(e.numel()) for _, e in self.holonomic_)} holonomic, "
+                f"{sum(int(e.numel()) for _, e in self.nonholonomic_)} nonholonomic, "
+                f"{len(self.contacts)} contacts)")
+
+
+def _warn(msg):
+    warnings.warn(msg, stacklevel=3)

@@ -1,0 +1,54 @@
+"""Consistent initialization and projection onto the constraint manifold.
+
+Coordinates: weighted Gauss-Newton on ``phi(q, t) = 0``,
+
+    q <- q - W^-1 Gq^T (Gq W^-1 Gq^T)^+ phi(q),
+
+with large weights on the coordinates the user gave (they move as little as possible).
+Speeds: the minimum weighted-norm correction onto ``C u + (phi_t, b) = 0``.
+Pseudo-inverses (SVD) keep redundant constraints harmless.
+"""
+import numpy as np
+
+__all__ = ["project_state", "normalize_quaternions"]
+
+
+def normalize_quaternions(system, q):
+    for idx in system.quaternions:
+        n = np.linalg.norm(q[idx])
+        if n > 0:
+            q[idx] = q[idx] / n
+    return q
+
+
+def project_state(system, q, u, t, pv, wq=None, wu=None, tol=1e-13, max_iter=50):
+    """Nearest consistent ``(q, u)``; returns ``(q, u, info)``."""
+    F = system.functions
+    q = normalize_quaternions(system, np.array(q, dtype=float))
+    u = np.array(u, dtype=float)
+    wq = np.ones(system.nq) if wq is None else wq
+    wu = np.ones(system.nu) if wu is None else wu
+    it = 0
+    res = 0.0
+    if system.m:
+        for it in range(max_iter):
+            phi = np.array(F["phi"](q, t, pv)).ravel()
+            res = np.max(np.abs(phi))
+            if res <= tol * max(1.0, np.max(np.abs(q))):
+                break
+            Gq = np.array(F["Gq"](q, t, pv))
+            Wi = 1.0 / wq
+            S = (Gq * Wi) @ Gq.T
+            dq = -Wi * (Gq.T @ (np.linalg.pinv(S, rcond=1e-12) @ phi))
+            q = normalize_quaternions(system, q + dq)
+        else:
+            phi = np.array(F["phi"](q, t, pv)).ravel()
+            res = np.max(np.abs(phi))
+    if system.m + system.k:
+        _, zc, C, _ = F["constraints"](q, u, t, pv)
+        zc = np.array(zc).ravel()
+        C = np.array(C)
+        Wi = 1.0 / wu
+        S = (C * Wi) @ C.T
+        u = u - Wi * (C.T @ (np.linalg.pinv(S, rcond=1e-12) @ zc))
+    return q, u, dict(iterations=it, residual=float(res))

@@ -1,0 +1,64 @@
+"""Compile a Model into a System: derivation, validation and named CasADi Functions.
+
+The compiled, stabilized index-1 form (DESIGN.md conventions):
+
+    q' = N(q) u
+    M(q) u' = h(q, u, t) + C^T Lambda,          C = [G; A],  Lambda = (lam, mu)
+    C u' + c = H y + K z,                       y = phi,  z = (G u + phi_t, psi)
+
+solved at run time for ``u'`` and ``Lambda`` with factorizations inside the graph
+(``M`` by LDL^T, the constraint system ``C M^-1 C^T Lambda = s - c - C M^-1 h`` by a
+Tikhonov-regularized LDL^T so that redundant constraints stay solvable).
+"""
+import time as _time
+
+from ..errors import ModelError
+from .derive import derive
+from .system import System
+
+__all__ = ["compile_model", "System"]
+
+
+def compile_model(model, stabilization="default"):
+    """Derive the equations of ``model`` and return a frozen :class:`System`.
+
+    Parameters
+    ----------
+    model : mechdae.Model
+    stabilization : see :meth:`mechdae.Model.compile`
+
+    Raises
+    ------
+    ModelError
+        With every problem found (unknown symbols, non-linear nonholonomic constraints,
+        energies depending on inputs, coordinates without inertia, too many constraints,
+        gaps depending on speeds or inputs, duplicate names, non-finite defaults, ...).
+    """
+    from ..stabilization import resolve
+    t0 = _time.perf_counter()
+    problems = []
+    try:
+        rule, proj = resolve(stabilization)
+    except ValueError as exc:
+        rule, proj = None, None
+        problems.append(str(exc))
+    d, P = derive(model)
+    problems = P + problems
+    HK = None
+    if not problems:
+        from ..stabilization import _Zero
+        try:
+            HK = (rule or _Zero()).matrices(d.m, d.k)
+        except ValueError as exc:
+            problems.append(str(exc))
+    if problems:
+        seen, uniq = set(), []
+        for p in problems:
+            if p not in seen:
+                seen.add(p)
+                uniq.append(p)
+        raise ModelError([f"model '{model.name}': {p}" if not p.startswith("model '") else p
+                          for p in uniq])
+    sys = System(model, d, rule, proj, HK)
+    sys.compile_time = _time.perf_counter() - t0
+    return sys

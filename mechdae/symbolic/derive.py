@@ -1,0 +1,341 @@
+"""Derivation of the equations of motion (the only place where equations are derived).
+
+Governing equations (speed level, Lagrange-d'Alembert / virtual power).  With the
+kinematics ``q' = N(q) u`` and a Lagrangian kinetic energy ``T(q, q', t)``:
+
+    N^T [ d/dt(dT/dq') - dT/dq + dV/dq - Q_q ] = 0,   q'' = N u' + N' u,
+
+so that, with ``M_q = d^2T/dq'^2``,
+
+    M = N^T M_q N + M_NE,
+    h = N^T [Q_q + dT/dq - dV/dq - (d/dq dT/dq') q' - d/dt_explicit(dT/dq') - M_q N' u]
+        + h_NE + Q_u,
+
+where ``M_NE, h_NE`` collect the Newton-Euler rotational blocks of spatial rigid bodies
+(``J omega' = -omega x J omega``) and ``Q_u`` the generalized forces of forces applied at
+body points (``Q_u = (dv_P/du)^T F``).  Constraints: ``phi(q, t)``, ``G = dphi/dq N``;
+``psi = A u + b``.  Everything is CasADi SX, differentiated with jacobian/jtimes; no
+symbolic inverse of ``M`` is formed.
+"""
+import casadi as ca
+import numpy as np
+
+from ..dsl.model import _info
+
+__all__ = ["derive"]
+
+
+class Derived:
+    """Plain record of the symbolic results of :func:`derive` (SX expressions)."""
+
+
+def _vc(items):
+    return ca.vertcat(*items) if items else ca.SX(0, 1)
+
+
+def derive(model):
+    """Derive all symbolic ingredients of ``model``; collect problems instead of raising.
+
+    Returns
+    -------
+    (Derived, list of str)
+    """
+    P = []       # problems
+    d = Derived()
+    mid = model._id
+    P.extend(model.problems)
+
+    coords = model.coords
+    speeds = model.speeds_
+    d.q = _vc([c["sym"] for c in coords])
+    d.u = _vc([s["sym"] for s in speeds])
+    d.t = model.time
+    d.p = _vc([p["sym"] for p in model.params])
+    d.w = _vc([w["sym"] for w in model.inputs])
+    diffvars = [v for v in model.variables if v["rate"] is not None]
+    algvars = [v for v in model.variables if v["rate"] is None]
+    d.v = _vc([v["sym"] for v in diffvars])
+    d.vd = _vc([v["rate"] for v in diffvars])
+    d.z = _vc([v["sym"] for v in algvars])
+    d.q_names = [c["name"] for c in coords]
+    d.u_names = [s["name"] for s in speeds]
+    d.v_names = [v["name"] for v in diffvars]
+    d.z_names = [v["name"] for v in algvars]
+    d.p_names = [p["name"] for p in model.params]
+    d.w_names = [w["name"] for w in model.inputs]
+    nq, nu = d.q.numel(), d.u.numel()
+
+    # rates q' = N u; substitute rates of coordinates with declared kinematics
+    rates = _vc([c["rate"] for c in coords])
+    sub_from, sub_to = [], []
+    qd = []
+    for c in coords:
+        if c["name"] in model.kinematics_:
+            e = model.kinematics_[c["name"]]
+            sub_from.append(c["rate"])
+            sub_to.append(e)
+            qd.append(e)
+        else:
+            qd.append(c["rate"])
+    qd_expr = _vc(qd)
+    sub_from = _vc(sub_from)
+    sub_to = _vc(sub_to)
+
+    def sub(e):
+        if sub_from.numel() == 0 or e.numel() == 0:
+            return e
+        return ca.substitute(e, sub_from, sub_to)
+
+    # ---------------------------------------------------------------- symbol membership
+    allowed = {s.element_hash() for s in ca.symvar(_vc(
+        [d.q, d.u, rates, d.p, d.w, d.v, d.vd, d.z, d.t]))}
+
+    def check_symbols(label, e):
+        bad = []
+        for s in ca.symvar(e):
+            if s.element_hash() not in allowed:
+                info = _info(s)
+                if info is not None and info.model_id == mid:
+                    continue
+                bad.append(str(s))
+        for b in bad:
+            P.append(f"{label}: uses symbol '{b}' that does not belong to model "
+                     f"'{model.name}'; create every symbol with this model's coordinates(), "
+                     "parameter(), input(), variable() or rigid_body()")
+        return not bad
+
+    def depends(e, x):
+        return x.numel() > 0 and e.numel() > 0 and ca.depends_on(e, x)
+
+    for name, e in model.kinematics_.items():
+        check_symbols(f"kinematics of '{name}'", e)
+        if depends(e, d.w) or depends(e, rates) or depends(e, d.v) or depends(e, d.z):
+            P.append(f"kinematics of '{name}': may depend on coordinates, speeds, parameters "
+                     "and time only")
+        elif nu and not ca.is_linear(e, d.u):
+            P.append(f"kinematics of '{name}': q' = N(q) u must be linear in the speeds")
+    used_speeds = set()
+    for s in ca.symvar(qd_expr) if qd_expr.numel() else []:
+        used_speeds.add(s.element_hash())
+    for s in speeds:
+        if s["coord"] is None and s["sym"].element_hash() not in used_speeds:
+            P.append(f"speed '{s['name']}': appears in no kinematics; relate it to the "
+                     "coordinates with m.kinematics({q: N(q) u})")
+
+    # ---------------------------------------------------------------- energies
+    T = sum(model.T_terms, ca.SX(0))
+    V = sum(model.V_terms, ca.SX(0))
+    for i, e in enumerate(model.T_terms):
+        check_symbols("kinetic energy", e)
+        if depends(e, d.w):
+            names = [n for n, s in zip(d.w_names, ca.vertsplit(d.w)) if ca.depends_on(e, s)]
+            P.append(f"kinetic energy: depends on input(s) {', '.join(repr(n) for n in names)}; "
+                     "an energy may depend on coordinates, their rates, parameters and time; "
+                     "apply inputs with generalized_force()")
+        declared = [s for s in speeds if s["coord"] is None]
+        for s in declared:
+            if ca.depends_on(e, s["sym"]):
+                P.append(f"kinetic energy: uses the declared speed '{s['name']}' directly; write "
+                         "the kinetic energy with der(q) (rates of coordinates)")
+        if depends(e, d.v) or depends(e, d.z) or depends(e, d.vd):
+            P.append("kinetic energy: depends on extra variables; an energy may depend on "
+                     "coordinates, their rates, parameters and time only")
+    for e in model.V_terms:
+        check_symbols("potential energy", e)
+        if depends(e, d.w):
+            names = [n for n, s in zip(d.w_names, ca.vertsplit(d.w)) if ca.depends_on(e, s)]
+            P.append(f"potential energy: depends on input(s) {', '.join(repr(n) for n in names)}; "
+                     "apply inputs with generalized_force()")
+        if depends(e, d.u) or depends(e, rates):
+            P.append("potential energy: depends on velocities; V = V(q, t) (velocity-dependent "
+                     "forces go into generalized_force())")
+        if depends(e, d.v) or depends(e, d.z):
+            P.append("potential energy: depends on extra variables")
+
+    # Lagrange in q-space, projected with N^T
+    pm = ca.gradient(T, rates) if nq else ca.SX(0, 1)
+    Mq = ca.jacobian(pm, rates) if nq else ca.SX(0, 0)
+    Qq = ca.SX.zeros(nq)
+    qidx = {n: i for i, n in enumerate(d.q_names)}
+    for Q, cname in model.forces:
+        check_symbols(f"generalized force on '{cname}'", Q)
+        Qq[qidx[cname]] += Q
+    lag_rhs = Qq + ca.gradient(T, d.q) - ca.gradient(V, d.q) - ca.jtimes(pm, d.q, rates) \
+        - ca.jacobian(pm, d.t)
+    N = ca.jacobian(qd_expr, d.u) if nq and nu else ca.SX(nq, nu)
+    identity = sub_from.numel() == 0
+    if identity:
+        # q' = u: N = I, N' u = 0 (skip products with the identity)
+        perm = [d.u_names.index(f"der({n})") if f"der({n})" in d.u_names else None
+                for n in d.q_names]
+        Mu = Mq
+        hu = lag_rhs
+        ok_identity = all(pi == i for i, pi in enumerate(perm))
+        if not ok_identity:
+            Mu = ca.mtimes([N.T, Mq, N])
+            hu = ca.mtimes(N.T, lag_rhs)
+    else:
+        Ndot_u = ca.jtimes(qd_expr, d.q, qd_expr)
+        Mu = ca.mtimes([N.T, Mq, N])
+        hu = ca.mtimes(N.T, lag_rhs - ca.mtimes(Mq, Ndot_u))
+    Mu = sub(Mu)
+    hu = sub(hu)
+    uidx = {n: i for i, n in enumerate(d.u_names)}
+    for b in model.bodies:
+        if hasattr(b, "rotational_terms"):
+            J, hb = b.rotational_terms()
+            check_symbols(f"inertia of body '{b.name}'", J)
+            ids = [uidx[f"{b.name}.w{a}"] for a in "xyz"]
+            for i in range(3):
+                hu[ids[i]] += hb[i]
+                for j in range(3):
+                    Mu[ids[i], ids[j]] += J[i, j]
+    for Q, sname in model.speed_forces:
+        check_symbols(f"generalized force on '{sname}'", Q)
+        hu[uidx[sname]] += sub(Q)
+    for F, vel in model.power_terms:
+        check_symbols("applied force", F)
+        vel = sub(vel)
+        hu += ca.mtimes(ca.jacobian(vel, d.u).T, sub(F))
+    d.M, d.h = Mu, hu
+    d.N, d.qd = N, qd_expr
+    d.T = sub(T + sum(model.T_report, ca.SX(0)))
+    d.V = V
+    d.has_energy = bool(model.T_terms or model.T_report)
+
+    # structural singularity of M
+    for i, name in enumerate(d.u_names):
+        if nu and Mu[:, i].nnz() == 0 or (nu and _is_zero_col(Mu, i)):
+            owner = speeds[i]["coord"]
+            what = f"coordinate '{owner}'" if owner else f"speed '{name}'"
+            P.append(f"{what}: has no dynamics (no inertia: the mass matrix M has a zero "
+                     f"row/column for '{name}'); give it kinetic energy (a mass) or remove it")
+
+    # ---------------------------------------------------------------- constraints
+    phis, d.hol = [], []
+    for name, e in model.holonomic_:
+        ok = check_symbols(f"holonomic constraint '{name}'", e)
+        e = sub(e)
+        if ok and (depends(e, d.u) or depends(e, rates)):
+            P.append(f"holonomic constraint '{name}': depends on velocities; use nonholonomic() "
+                     "for constraints on speeds")
+        if ok and depends(e, d.w):
+            P.append(f"holonomic constraint '{name}': depends on an input; a constraint may "
+                     "depend on coordinates, parameters and the model time m.time")
+        if ok and (depends(e, d.v) or depends(e, d.z)):
+            P.append(f"holonomic constraint '{name}': depends on extra variables")
+        d.hol.append((name, int(e.numel())))
+        phis.append(e)
+    psis, d.nonhol = [], []
+    for name, e in model.nonholonomic_:
+        ok = check_symbols(f"nonholonomic constraint '{name}'", e)
+        e = sub(e)
+        if ok and depends(e, d.w):
+            P.append(f"nonholonomic constraint '{name}': depends on an input")
+        elif ok and (depends(e, d.v) or depends(e, d.z)):
+            P.append(f"nonholonomic constraint '{name}': depends on extra variables")
+        elif ok and nu and not ca.is_linear(e, d.u):
+            P.append(f"nonholonomic constraint '{name}': not linear in the velocities; "
+                     "psi = A(q) u + b(q, t) must be linear in der(q) and the speeds")
+        elif ok and not depends(e, d.u):
+            P.append(f"nonholonomic constraint '{name}': contains no velocity; use "
+                     "holonomic() for constraints on coordinates")
+        d.nonhol.append((name, int(e.numel())))
+        psis.append(e)
+    d.phi = _vc(phis)
+    d.psi = _vc(psis)
+    m, k = d.phi.numel(), d.psi.numel()
+    d.m, d.k = m, k
+    if m + k > nu:
+        P.append(f"model '{model.name}': {m + k} constraint rows ({m} holonomic, {k} "
+                 f"nonholonomic) but only {nu} speeds; remove redundant constraints or add "
+                 "coordinates")
+    d.Gq = ca.jacobian(d.phi, d.q)
+    d.G = ca.mtimes(d.Gq, N) if m else ca.SX(0, nu)
+    d.phi_t = ca.jacobian(d.phi, d.t) if m else ca.SX(0, 1)
+    d.A = ca.jacobian(d.psi, d.u) if k else ca.SX(0, nu)
+    d.b = ca.substitute(d.psi, d.u, ca.DM.zeros(nu)) if k and nu else d.psi
+    d.C = ca.vertcat(d.G, d.A)
+    d.y = d.phi
+    zc = ca.vertcat(ca.mtimes(d.G, d.u) + d.phi_t, d.psi)
+    d.zc = zc
+    d.c = (ca.jtimes(zc, d.q, qd_expr) + ca.jacobian(zc, d.t)) if m + k else ca.SX(0, 1)
+
+    # ---------------------------------------------------------------- extra equations
+    F = _vc([e for _, e in model.equations])
+    for name, e in model.equations:
+        check_symbols(f"equation '{name}'", e)
+    F = sub(F)
+    unknowns = ca.vertcat(d.vd, d.z)
+    nvz = unknowns.numel()
+    if F.numel() != nvz:
+        P.append(f"model '{model.name}': {F.numel()} equation rows for {nvz} extra unknowns "
+                 f"(rates of {d.v_names or 'no'} differential and values of {d.z_names or 'no'} "
+                 "algebraic variables); give exactly one equation per variable")
+    d.ext_J = ca.SX(0, 0)
+    d.ext_F0 = ca.SX(0, 1)
+    if nvz and F.numel() == nvz:
+        if not ca.is_linear(F, unknowns):
+            P.append("equations: must be linear in der(v) and the algebraic variables for the "
+                     "ODE form (method='cvodes')")
+        else:
+            d.ext_J = ca.jacobian(F, unknowns)
+            d.ext_F0 = ca.substitute(F, unknowns, ca.DM.zeros(nvz))
+    d.F = F
+    for e_h in [d.M]:
+        if depends(e_h, d.v) or depends(e_h, d.z):
+            P.append("mass matrix depends on extra variables")
+
+    # ---------------------------------------------------------------- contacts
+    gaps, Ws, names_rows = [], [], []
+    d.contacts = []
+    for c in model.contacts:
+        ok = check_symbols(f"contact '{c.name}' gap", c.gap)
+        g = sub(c.gap)
+        if ok and (depends(g, d.u) or depends(g, rates)):
+            P.append(f"contact '{c.name}': gap expression depends on speeds; a gap may depend on "
+                     "coordinates and parameters only")
+        if ok and depends(g, d.w):
+            bad = [n for n, s in zip(d.w_names, ca.vertsplit(d.w)) if ca.depends_on(g, s)]
+            P.append(f"contact '{c.name}': gap expression depends on input "
+                     f"{', '.join(repr(b) for b in bad)}; a gap may depend on coordinates and "
+                     "parameters only")
+        if ok and (depends(g, d.v) or depends(g, d.z)):
+            P.append(f"contact '{c.name}': gap expression depends on extra variables")
+        if g.numel() != 1:
+            P.append(f"contact '{c.name}': gap must be a scalar expression")
+            continue
+        rows = [ca.mtimes(ca.jacobian(g, d.q), N)]
+        nt = 0
+        if c.tangent is not None:
+            tg = sub(c.tangent)
+            check_symbols(f"contact '{c.name}' tangent", tg)
+            if depends(tg, d.u) or depends(tg, rates):
+                P.append(f"contact '{c.name}': tangent depends on speeds; use tangent_velocity= "
+                         "for velocity expressions")
+            rows.append(ca.mtimes(ca.jacobian(tg, d.q), N))
+            nt = tg.numel()
+        elif c.tangent_velocity is not None:
+            tv = sub(c.tangent_velocity)
+            check_symbols(f"contact '{c.name}' tangent_velocity", tv)
+            if nu and not ca.is_linear(tv, d.u):
+                P.append(f"contact '{c.name}': tangent_velocity must be linear in the speeds")
+            rows.append(ca.jacobian(tv, d.u))
+            nt = tv.numel()
+        gaps.append(g)
+        Ws.extend(rows)
+        d.contacts.append(dict(name=c.name, n_tangent=int(nt), restitution=c.restitution,
+                               friction=c.friction, tangential_restitution=c.tangential_restitution,
+                               law=c.law))
+        names_rows.extend([f"{c.name}.n"] + [f"{c.name}.t{i}" for i in range(nt)])
+    d.gap = _vc(gaps)
+    d.W = ca.vertcat(*Ws) if Ws else ca.SX(0, nu)
+    d.W_rows = names_rows
+    Wu = ca.mtimes(d.W, d.u)
+    d.Wdot_u = (ca.jtimes(Wu, d.q, qd_expr) + ca.jacobian(Wu, d.t)) if Ws else ca.SX(0, 1)
+    return d, P
+
+
+def _is_zero_col(M, i):
+    col = M[:, i]
+    return all(col[j].is_zero() for j in range(col.numel()))

@@ -1,0 +1,307 @@
+"""The compiled, frozen System: named CasADi Functions plus names and defaults."""
+import warnings
+
+import casadi as ca
+import numpy as np
+
+__all__ = ["System"]
+
+
+def _F(name, ins, outs, in_names, out_names):
+    return ca.Function(name, ins, outs, in_names, out_names)
+
+
+class System:
+    """A compiled model (frozen): named CasADi Functions and the System's orderings.
+
+    Created by :meth:`mechdae.Model.compile`; never built directly.  Parameters stay
+    symbolic (input ``p`` of every Function), so one System serves any parameter values.
+
+    Attributes
+    ----------
+    name : str
+    parent : Model
+        The model it was compiled from (left unchanged).
+    q_names, u_names, v_names, z_names, p_names, w_names : list of str
+        Orderings of coordinates, speeds, extra differential / algebraic variables,
+        parameters and inputs.
+    constraint_names : list of str
+        Holonomic then nonholonomic constraint names.
+    contact_names : list of str
+    functions : dict of casadi.Function
+        ``M(q,p)``, ``h(q,u,v,z,t,p,w)``, ``phi(q,t,p)``, ``G(q,t,p)``, ``psi(q,u,t,p)``,
+        ``A(q,t,p)``, ``constraints(q,u,t,p) -> (y, z, C, c)``, ``kinematics(q,u,p)``,
+        ``energy(q,u,t,p) -> (T, V)``, ``gap(q,t,p)``, ``W(q,t,p)``, ``Wdot_u(q,u,t,p)``,
+        ``extras(q,u,v,t,p,w) -> (J, F0)``.
+    compile_time : float
+        Seconds spent in compile().
+    """
+
+    def __init__(self, model, d, rule, projection, HK):
+        from ..stabilization import _Zero
+        self.parent = model
+        self.name = model.name
+        self._d = d
+        self.stabilization = rule if rule is not None else _Zero()
+        self.projection = projection
+        self.H, self.K = HK
+        self.q_names, self.u_names = list(d.q_names), list(d.u_names)
+        self.v_names, self.z_names = list(d.v_names), list(d.z_names)
+        self.p_names, self.w_names = list(d.p_names), list(d.w_names)
+        self.nq, self.nu = len(self.q_names), len(self.u_names)
+        self.nv, self.nz = len(self.v_names), len(self.z_names)
+        self.m, self.k = d.m, d.k
+        self.holonomic = list(d.hol)        # (name, rows)
+        self.nonholonomic = list(d.nonhol)
+        self.constraint_names = [n for n, _ in d.hol] + [n for n, _ in d.nonhol]
+        self.contacts = list(d.contacts)
+        self.contact_names = [c["name"] for c in d.contacts]
+        self.contact_rows = list(d.W_rows)
+        self.has_energy = d.has_energy
+        self.q_defaults = np.array([float(c["default"]) for c in model.coords])
+        self.u_defaults = np.array([float(s["default"]) for s in model.speeds_])
+        vd = {v["name"]: v["default"] for v in model.variables}
+        self.v_defaults = np.array([float(vd[n]) for n in self.v_names])
+        self.z_defaults = np.array([float(vd[n]) for n in self.z_names])
+        self.p_defaults = np.array([float(p["default"]) for p in model.params])
+        self.w_defaults = [w["default"] for w in model.inputs]
+        self.quaternions = [[self.q_names.index(f"{b.name}.q{i}") for i in range(4)]
+                            for b in model.bodies if not b.planar]
+        # identity speeds: speed name -> coordinate name
+        self.speed_of = {s["name"]: s["coord"] for s in model.speeds_ if s["coord"]}
+        self._integrators = {}
+        self._build_functions(d)
+
+    # ------------------------------------------------------------------ Functions
+    def _build_functions(self, d):
+        q, u, v, z, t, p, w = d.q, d.u, d.v, d.z, d.t, d.p, d.w
+        F = {}
+        F["M"] = _F("M", [q, p], [d.M], ["q", "p"], ["M"])
+        F["h"] = _F("h", [q, u, v, z, t, p, w], [d.h], ["q", "u", "v", "z", "t", "p", "w"], ["h"])
+        F["kinematics"] = _F("kinematics", [q, u, p], [d.qd], ["q", "u", "p"], ["qdot"])
+        F["N"] = _F("N", [q, p], [d.N], ["q", "p"], ["N"])
+        F["phi"] = _F("phi", [q, t, p], [d.phi], ["q", "t", "p"], ["phi"])
+        F["Gq"] = _F("Gq", [q, t, p], [d.Gq], ["q", "t", "p"], ["Gq"])
+        F["G"] = _F("G", [q, t, p], [d.G], ["q", "t", "p"], ["G"])
+        F["psi"] = _F("psi", [q, u, t, p], [d.psi], ["q", "u", "t", "p"], ["psi"])
+        F["A"] = _F("A", [q, t, p], [d.A, d.b], ["q", "t", "p"], ["A", "b"])
+        F["constraints"] = _F("constraints", [q, u, t, p], [d.y, d.zc, d.C, d.c],
+                              ["q", "u", "t", "p"], ["y", "z", "C", "c"])
+        F["energy"] = _F("energy", [q, u, t, p], [d.T, d.V], ["q", "u", "t", "p"], ["T", "V"])
+        F["gap"] = _F("gap", [q, t, p], [d.gap], ["q", "t", "p"], ["gap"])
+        F["W"] = _F("W", [q, t, p], [d.W], ["q", "t", "p"], ["W"])
+        F["Wdot_u"] = _F("Wdot_u", [q, u, t, p], [d.Wdot_u], ["q", "u", "t", "p"], ["Wdot_u"])
+        F["extras"] = _F("extras", [q, u, v, t, p, w], [d.ext_J, d.ext_F0],
+                         ["q", "u", "v", "t", "p", "w"], ["J", "F0"])
+        self.functions = F
+
+    def __getattr__(self, item):
+        # functions by name: sys.M(q, p) etc.
+        fs = self.__dict__.get("functions")
+        if fs is not None and item in fs:
+            return fs[item]
+        raise AttributeError(item)
+
+    # ------------------------------------------------------------------ stabilized rhs
+    def rhs_mx(self, x, t, p, w, H, K):
+        """Stabilized index-1 right-hand side ``x' = f(x, t, p, w; H, K)`` as an MX graph.
+
+        ``x = (q, u, v)``; returns ``(xdot, Lambda, z)``.
+        """
+        F = self.functions
+        nq, nu, nv = self.nq, self.nu, self.nv
+        q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
+        vd = ca.MX(0, 1)
+        z = ca.MX(0, 1)
+        if nv + self.nz:
+            J, F0 = F["extras"](q, u, v, t, p, w)
+            sol = ca.solve(J, -F0, "qr")
+            vd, z = sol[:nv], sol[nv:]
+        M = F["M"](q, p)
+        h = F["h"](q, u, v, z, t, p, w)
+        r = self.m + self.k
+        lam = ca.MX(0, 1)
+        if r:
+            y, zc, C, c = F["constraints"](q, u, t, p)
+            s = ca.mtimes(H, y) + ca.mtimes(K, zc)
+            X = ca.solve(M, ca.horzcat(h, C.T), "ldl")
+            Mih, MiCt = X[:, 0], X[:, 1:]
+            S = ca.mtimes(C, MiCt)
+            eps = 1e-12 * ca.trace(S) / r + 1e-300
+            lam = ca.solve(S + eps * ca.MX.eye(r), s - c - ca.mtimes(C, Mih), "ldl")
+            ud = Mih + ca.mtimes(MiCt, lam)
+        else:
+            ud = ca.solve(M, h, "ldl")
+        qd = F["kinematics"](q, u, p)
+        return ca.vertcat(qd, ud, vd), lam, z
+
+    # ------------------------------------------------------------------ values
+    def param_vector(self, params=None):
+        """Parameter vector in System order from a dict (names left out: defaults)."""
+        pv = self.p_defaults.copy()
+        if params:
+            for k, val in params.items():
+                if k not in self.p_names:
+                    raise ValueError(f"unknown parameter '{k}' for model '{self.name}'; "
+                                     f"parameters: {', '.join(self.p_names) or 'none'}")
+                pv[self.p_names.index(k)] = float(val)
+        return pv
+
+    def state_arrays(self, q=None, v=None):
+        """``(q, u, v_extra, given_q, given_u)`` arrays from dicts/arrays (defaults filled).
+
+        ``q`` dict keys: coordinate names or extra differential variable names; ``v`` keys:
+        speed names, or coordinate names for coordinates whose speed is ``der(x)``.
+        """
+        qa, ua, va = self.q_defaults.copy(), self.u_defaults.copy(), self.v_defaults.copy()
+        gq = np.zeros(self.nq, bool)
+        gu = np.zeros(self.nu, bool)
+        if q is not None:
+            if isinstance(q, dict):
+                for k, val in q.items():
+                    if k in self.q_names:
+                        i = self.q_names.index(k)
+                        qa[i] = float(val)
+                        gq[i] = True
+                    elif k in self.v_names:
+                        va[self.v_names.index(k)] = float(val)
+                    else:
+                        raise ValueError(f"q0: unknown coordinate '{k}' for model '{self.name}'; "
+                                         f"coordinates: {', '.join(self.q_names)}")
+            else:
+                arr = np.asarray(q, dtype=float).ravel()
+                if arr.size not in (self.nq, self.nq + self.nv):
+                    raise ValueError(f"q0: expected {self.nq} values (System order "
+                                     f"{self.q_names}), got {arr.size}")
+                qa[:] = arr[:self.nq]
+                if arr.size > self.nq:
+                    va[:] = arr[self.nq:]
+                gq[:] = True
+        if v is not None:
+            if isinstance(v, dict):
+                coord_speed = {c: s for s, c in self.speed_of.items()}
+                for k, val in v.items():
+                    name = k if k in self.u_names else coord_speed.get(k)
+                    if name is None:
+                        raise ValueError(f"v0: unknown speed '{k}' for model '{self.name}'; "
+                                         f"speeds: {', '.join(self.u_names)}")
+                    i = self.u_names.index(name)
+                    ua[i] = float(val)
+                    gu[i] = True
+            else:
+                arr = np.asarray(v, dtype=float).ravel()
+                if arr.size != self.nu:
+                    raise ValueError(f"v0: expected {self.nu} values (System order "
+                                     f"{self.u_names}), got {arr.size}")
+                ua[:] = arr
+                gu[:] = True
+        return qa, ua, va, gq, gu
+
+    def _pw(self, params, inputs, t=0.0):
+        pv = self.param_vector(params)
+        from ..simulate.inputs import input_values
+        wv = input_values(self, inputs, np.atleast_1d(float(t)), pv)[:, 0] if self.w_names \
+            else np.zeros(0)
+        return pv, wv
+
+    def dynamics_terms(self, q, v, t=0.0, params=None, inputs=None):
+        """Numerical ``M, h, G, A, b, phi, psi, W, Wdot_u, gap`` at one state.
+
+        Parameters
+        ----------
+        q, v : dict by name or array in System order
+        t : float
+        params, inputs : dict, optional
+
+        Returns
+        -------
+        dict of numpy arrays
+        """
+        qa, ua, va, _, _ = self.state_arrays(q, v)
+        pv, wv = self._pw(params, inputs, t)
+        F = self.functions
+        z = np.zeros(self.nz)
+        if self.nv + self.nz:
+            J, F0 = F["extras"](qa, ua, va, t, pv, wv)
+            sol = np.linalg.solve(np.array(J), -np.array(F0).ravel())
+            z = sol[self.nv:]
+        A, b = F["A"](qa, t, pv)
+        y, zc, C, c = F["constraints"](qa, ua, t, pv)
+        return dict(M=np.array(F["M"](qa, pv)), h=np.array(F["h"](qa, ua, va, z, t, pv, wv)).ravel(),
+                    G=np.array(F["G"](qa, t, pv)), A=np.array(A), b=np.array(b).ravel(),
+                    phi=np.array(y).ravel(), psi=np.array(F["psi"](qa, ua, t, pv)).ravel(),
+                    C=np.array(C), c=np.array(c).ravel(),
+                    W=np.array(F["W"](qa, t, pv)), Wdot_u=np.array(F["Wdot_u"](qa, ua, t, pv)).ravel(),
+                    gap=np.array(F["gap"](qa, t, pv)).ravel())
+
+    def contact_terms(self, q, v, t=0.0, params=None, inputs=None):
+        """D-level contact ingredients ``M, h, W, Wdot_u, gap`` (plus ``G``, ``A``, ``c``).
+
+        ``W`` stacks, per contact in :attr:`contact_names` order, the normal row ``w_n^T``
+        then the tangential rows ``w_t^T`` (see :attr:`contact_rows`); the contact
+        velocities are ``W u`` and their rates ``W u' + Wdot_u``.
+        """
+        return self.dynamics_terms(q, v, t, params, inputs)
+
+    def contact_law(self, name):
+        """Restitution, friction, tangential restitution and law of contact ``name``."""
+        for c in self.contacts:
+            if c["name"] == name:
+                return dict(c)
+        raise KeyError(f"model '{self.name}' has no contact '{name}'")
+
+    def constraint_rank(self, q, t=0.0, params=None, tol=1e-9):
+        """Numerical rank of the holonomic Jacobian ``G(q)`` (relative tolerance ``tol``)."""
+        qa, _, _, _, _ = self.state_arrays(q, None)
+        G = np.array(self.functions["G"](qa, t, self.param_vector(params)))
+        if G.size == 0:
+            return 0
+        s = np.linalg.svd(G, compute_uv=False)
+        return int(np.sum(s > tol * max(s[0], 1e-300)))
+
+    # ------------------------------------------------------------------ drivers
+    def simulate(self, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
+                 rtol=1e-8, atol=1e-10, output_times=None, initialize=True,
+                 stabilization="compiled", **options):
+        """Simulate from ``t = 0`` (or ``output_times[0]``) to ``t_final``.
+
+        Parameters
+        ----------
+        t_final : float
+            End time (s).
+        q0, v0 : dict by name or array in System order, optional
+            Initial coordinates / speeds; names left out take their defaults.
+        params : dict, optional
+            Parameter values (no recompilation).
+        inputs : dict, optional
+            ``{name: constant | (k, 2) samples | f(t)}``.
+        method : str
+            ``"auto"``/``"smooth"``/``"cvodes"`` (ODE form), ``"idas"`` (DAE form); hybrid
+            methods register themselves in :data:`mechdae.simulate.METHODS`.
+        rtol, atol : float
+            Integrator tolerances.
+        output_times : array, optional
+            Output grid (default 501 points on ``[0, t_final]``).
+        initialize : bool
+            Move the initial state to the nearest consistent one (report in
+            ``Result.init_report``); ``False`` keeps it as given.
+        stabilization : Baumgarte, Mukharlyamov, Projection, list, None, optional
+            Override of the compiled stabilization (gains are parameters of the graph).
+
+        Returns
+        -------
+        Result
+        """
+        from ..simulate import simulate
+        return simulate(self, t_final, q0=q0, v0=v0, params=params, inputs=inputs, method=method,
+                        rtol=rtol, atol=atol, output_times=output_times, initialize=initialize,
+                        stabilization=stabilization, **options)
+
+    def to_casadi(self, form="ode", inputs=None):
+        """Export the stabilized DAE (see :func:`mechdae.export.to_casadi`)."""
+        from ..export import to_casadi
+        return to_casadi(self, form=form, inputs=inputs)
+
+    def __repr__(self):
+        return (f"System({self.name!r}: nq={self.nq}, nu={self.nu}, m={self.m}, k={self.k}, "
+                f"contacts={len(self.contact_names)}, stabilization={self.stabilization!r})")
