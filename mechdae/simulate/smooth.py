@@ -95,15 +95,16 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
     qa, ua, va, gq, gu = system.state_arrays(q0, v0)
     init_report = {}
     if initialize and (system.m + system.k or system.quaternions):
-        wq = np.where(gq, 1e6, 1.0)
-        wu = np.where(gu, 1e6, 1.0)
+        wq = np.where(gq, 1e8, 1.0)
+        wu = np.where(gu, 1e8, 1.0)
         q1, u1, info = project_state(system, qa, ua, t0, pv, wq, wu)
         names = system.q_names + system.u_names
         given = np.concatenate([gq, gu])
         for name, a, b, g in zip(names, np.concatenate([qa, ua]), np.concatenate([q1, u1]), given):
             if abs(a - b) > 1e-10 * (1 + abs(a)):
                 init_report[name] = (float(a), float(b))
-        moved = [n for n, g in zip(names, given) if g and n in init_report]
+        moved = [n for n, g in zip(names, given) if g and n in init_report
+                 and abs(init_report[n][0] - init_report[n][1]) > 1e-6 * (1 + abs(init_report[n][0]))]
         if moved:
             warnings.warn(f"{system.name}: consistent initialization changed given values "
                           + ", ".join(f"{n}: {init_report[n][0]:.6g} -> {init_report[n][1]:.6g}"
