@@ -363,7 +363,8 @@ double mdae_fc_error(const mdae_fc_problem *p, const double *r, double *u)
     den = norm2(n, p->q);
     if (norm2(n, r) > den) den = norm2(n, r);
     if (norm2(n, u) > den) den = norm2(n, u);
-    if (!(den > 1e-300)) den = 1.0;
+    /* as Siconos: relative only when the scale exceeds machine epsilon */
+    if (!(den > 2.220446049250313e-16)) den = 1.0;
     return sqrt(sum) / den;
 }
 

@@ -20,7 +20,8 @@
  *     u^_a = u_a + mu_a |u_T,a| e_N in K_a*,   r_a _|_ u^_a.
  * This is exactly Coulomb's law above (De Saxce): the impact problem is the FC problem
  * with W = D, q = c, r = P, u = w. Error measure (Siconos fc3d/fc2d_compute_error):
- *     err = sqrt(sum_a |r_a - P_K(r_a - u^_a)|^2) / max(|q|, |r|, |u|, tiny).
+ *     err = sqrt(sum_a |r_a - P_K(r_a - u^_a)|^2) / max(|q|, |r|, |u|)  (not divided when
+ *     that maximum is below machine epsilon, as in Siconos).
  * Projection on K: x = (x_N, x_T), t = |x_T|: t <= mu x_N -> x; mu t <= -x_N -> 0;
  * else (x_N + mu t)/(1 + mu^2) * (1, mu x_T / t).
  *
