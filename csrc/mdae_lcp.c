@@ -62,10 +62,17 @@ double mdae_lcp_residual(const mdae_lcp_problem *p, const double *z, double *w)
 /* ---- input checks -------------------------------------------------------------------- */
 static int all_finite(const double *x, size_t k)
 {
-    double acc = 0.0;
-    size_t i;
-    for (i = 0; i < k; ++i) acc += x[i] * 0.0;   /* NaN iff some entry is NaN or inf */
-    return acc == 0.0;
+    /* x - x is NaN iff x is NaN or inf; four accumulators keep the adds independent */
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+    size_t i = 0;
+    for (; i + 4 <= k; i += 4) {
+        a0 += x[i] - x[i];
+        a1 += x[i + 1] - x[i + 1];
+        a2 += x[i + 2] - x[i + 2];
+        a3 += x[i + 3] - x[i + 3];
+    }
+    for (; i < k; ++i) a0 += x[i] - x[i];
+    return (a0 + a1 + a2 + a3) == 0.0;
 }
 
 int mdae_lcp_check(const mdae_lcp_problem *p, const mdae_lcp_options *opt, const double *z)
@@ -197,28 +204,28 @@ int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
     entering = n + leaving;              /* complement of w_r is z_r */
 
     for (;;) {
-        double colmax = 0.0, thr, theta = HUGE_VAL, ttol;
-        int nt = 0, z0row = -1;
-        double *ratio = w;               /* scratch: ratio of each candidate row, or -1 */
+        double colmax = 0.0, thr, theta, ttol, bb = 0.0, yb = 1.0;
+        int nt = 0, z0row = -1, rb = -1;
+        double *ratio = w;               /* scratch: >= 0 marks a row still in the tie set */
+        double *ys = z;                  /* scratch: pivot column y_i = -A[i, c]           */
         c = -loc[entering] - 1;
         for (i = 0; i < n; ++i) {
-            double a = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
+            double y = -A[(size_t)i * (size_t)L + (size_t)c];
+            double a = fabs(y);
+            ys[i] = y;
             if (a > colmax) colmax = a;
         }
         thr = opt->pivot_tol * colmax;
+        /* minimum ratio b_i / y_i over rows with y_i > thr, compared without division */
         for (i = 0; i < n; ++i) {
-            const double *Ai = A + (size_t)i * (size_t)L;
-            double y = -Ai[c];
+            double y = ys[i];
             if (y > thr && y > 0.0) {
-                double b = Ai[n + 1] > 0.0 ? Ai[n + 1] : 0.0;
-                double t = b / y;
-                ratio[i] = t;
-                if (t < theta) theta = t;
-            } else {
-                ratio[i] = -1.0;
+                double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
+                if (b < 0.0) b = 0.0;
+                if (rb < 0 || b * yb < bb * y) { rb = i; bb = b; yb = y; }
             }
         }
-        if (theta == HUGE_VAL) {
+        if (rb < 0) {
             for (i = 0; i < n; ++i) z[i] = 0.0;
             return finish(p, MDAE_RAY, piv, z, w, info);
         }
@@ -226,15 +233,21 @@ int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
             for (i = 0; i < n; ++i) z[i] = 0.0;
             return finish(p, MDAE_MAX_ITER, piv, z, w, info);
         }
+        theta = bb / yb;
         ttol = theta + tie_tol * (theta > 1.0 ? theta : 1.0);
-        r = -1;
+        r = rb;
         for (i = 0; i < n; ++i) {
-            if (ratio[i] >= 0.0 && ratio[i] <= ttol) {
-                ++nt;
-                r = i;
-                if (basis[i] == 2 * n) z0row = i;
-            } else {
-                ratio[i] = -1.0;         /* not tied: out of the lexicographic filter */
+            double y = ys[i];
+            ratio[i] = -1.0;
+            if (y > thr && y > 0.0) {
+                double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
+                if (b < 0.0) b = 0.0;
+                if (b <= ttol * y) {
+                    ratio[i] = 0.0;
+                    ++nt;
+                    r = i;
+                    if (basis[i] == 2 * n) z0row = i;
+                }
             }
         }
         if (z0row >= 0) {
@@ -273,6 +286,7 @@ int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
         entering = leaving < n ? leaving + n : leaving - n;
     }
 
+    for (i = 0; i < n; ++i) z[i] = 0.0;
     for (i = 0; i < n; ++i) {
         int l = basis[i];
         if (l >= n && l < 2 * n) {
