@@ -28,22 +28,24 @@ def project_state(system, q, u, t, pv, wq=None, wu=None, tol=1e-13, max_iter=50)
     u = np.array(u, dtype=float)
     wq = np.ones(system.nq) if wq is None else wq
     wu = np.ones(system.nu) if wu is None else wu
-    it = 0
-    res = 0.0
+    it, res = 0, 0.0
     if system.m:
-        for it in range(max_iter):
-            phi = np.array(F["phi"](q, t, pv)).ravel()
-            res = np.max(np.abs(phi))
-            if res <= tol * max(1.0, np.max(np.abs(q))):
-                break
-            Gq = np.array(F["Gq"](q, t, pv))
-            Wi = 1.0 / wq
-            S = (Gq * Wi) @ Gq.T
-            dq = -Wi * (Gq.T @ (np.linalg.pinv(S, rcond=1e-12) @ phi))
-            q = normalize_quaternions(system, q + dq)
-        else:
-            phi = np.array(F["phi"](q, t, pv)).ravel()
-            res = np.max(np.abs(phi))
+        given = wq > 1.0
+        q_try = None
+        if given.any() and not given.all():
+            # first keep the given coordinates exactly and move only the others
+            free = ~given
+            start = q.copy()
+            Gq = np.array(F["Gq"](start, t, pv))
+            if np.linalg.matrix_rank(Gq[:, free]) < min(system.m, free.sum()):
+                start[free] -= 1e-3 * (1.0 + np.abs(start[free]))   # leave a singular start
+            q_try, it, res = _gauss_newton(system, start, t, pv, np.where(free, 1.0, 0.0),
+                                           tol, max_iter)
+            if not res <= tol * max(1.0, np.max(np.abs(q_try))):
+                q_try = None
+        if q_try is None:
+            q_try, it, res = _gauss_newton(system, q, t, pv, 1.0 / wq, tol, max_iter)
+        q = q_try
     if system.m + system.k:
         _, zc, C, _ = F["constraints"](q, u, t, pv)
         zc = np.array(zc).ravel()
@@ -52,3 +54,21 @@ def project_state(system, q, u, t, pv, wq=None, wu=None, tol=1e-13, max_iter=50)
         S = (C * Wi) @ C.T
         u = u - Wi * (C.T @ (np.linalg.pinv(S, rcond=1e-12) @ zc))
     return q, u, dict(iterations=it, residual=float(res))
+
+
+def _gauss_newton(system, q, t, pv, Wi, tol, max_iter):
+    """Minimum weighted-norm Gauss-Newton on phi(q, t) = 0 (Wi: inverse weights, 0 = fixed)."""
+    F = system.functions
+    q = q.copy()
+    res = np.inf
+    for it in range(max_iter):
+        phi = np.array(F["phi"](q, t, pv)).ravel()
+        res = float(np.max(np.abs(phi)))
+        if res <= tol * max(1.0, np.max(np.abs(q))):
+            return q, it, res
+        Gq = np.array(F["Gq"](q, t, pv))
+        S = (Gq * Wi) @ Gq.T
+        dq = -Wi * (Gq.T @ (np.linalg.pinv(S, rcond=1e-12) @ phi))
+        q = normalize_quaternions(system, q + dq)
+    phi = np.array(F["phi"](q, t, pv)).ravel()
+    return q, max_iter, float(np.max(np.abs(phi)))
