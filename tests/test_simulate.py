@@ -164,3 +164,27 @@ def test_evaluate_save_load_roundtrip(pendulum, tmp_path):
     assert np.array_equal(back.multipliers["rod"], res.multipliers["rod"])
     assert back.energy_error() == pytest.approx(res.energy_error())
     assert back.events == []
+
+
+def test_knife_edge_nonholonomic_energy_and_no_side_slip():
+    from _modeling import knife_edge
+    m, b = knife_edge()
+    s = m.compile(stabilization=md.Baumgarte(5.0))
+    res = s.simulate(5.0, v0={"b.vx": 1.0, "b.w": 0.8}, **TIGHT)
+    assert res.energy_error() < 1e-8
+    assert np.max(np.abs(res.residuals["skate"])) < 1e-9
+    # the center moves on a circle of radius v/w = 1.25
+    x, y = res["b.x"], res["b.y"]
+    assert np.allclose(np.hypot(x, y - 1.25), 1.25, atol=1e-7)
+
+
+def test_to_dataframe_or_clear_import_error(pendulum):
+    res = pendulum.simulate(0.5, q0={"x": 0.6, "y": -0.8})
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match=r"mechdae\[io\]"):
+            res.to_dataframe()
+    else:
+        df = res.to_dataframe()
+        assert list(df.columns[:2]) == ["x", "y"] and len(df) == res.t.size

@@ -12,12 +12,9 @@ generalized speed of ``x`` (``q' = N(q) u`` with ``N = I``).
 """
 import math
 import numbers
-import warnings
 
 import casadi as ca
 import numpy as np
-
-from ..errors import ModelError
 
 __all__ = ["Model", "der", "Contact"]
 
@@ -526,7 +523,3 @@ class Model:
                 f"{sum(int(e.numel()) for _, e in self.holonomic_)} holonomic, "
                 f"{sum(int(e.numel()) for _, e in self.nonholonomic_)} nonholonomic, "
                 f"{len(self.contacts)} contacts)")
-
-
-def _warn(msg):
-    warnings.warn(msg, stacklevel=3)

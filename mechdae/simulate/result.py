@@ -95,8 +95,6 @@ class Result:
             return self.x[:, n["v"].index(name)]
         if name in n.get("z", []):
             return self.zalg[:, n["z"].index(name)]
-        if name.startswith("der(") and name[4:-1] in n.get("speed_of", {}).values():
-            pass
         raise KeyError(f"result of '{self.name}' has no series '{name}'; available: "
                        f"{', '.join(self.keys())}")
 

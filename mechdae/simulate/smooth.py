@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
-from .init import project_state, normalize_quaternions
+from .init import project_state
 from .result import Result
 
 __all__ = ["simulate_smooth", "integrator_dae", "stabilization_matrices"]
@@ -152,8 +152,6 @@ def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None)
     nq, nu, nv = system.nq, system.nu, system.nv
     N = ts.size
     Q, U, V = X[:nq].T, X[nq:nq + nu].T, X[nq + nu:].T
-    for idx in system.quaternions:
-        pass
     W = input_values(system, specs, ts, pv) if system.w_names else np.zeros((0, N))
     F = system.functions
     P = pv.reshape(-1, 1)

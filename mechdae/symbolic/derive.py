@@ -18,7 +18,6 @@ body points (``Q_u = (dv_P/du)^T F``).  Constraints: ``phi(q, t)``, ``G = dphi/d
 symbolic inverse of ``M`` is formed.
 """
 import casadi as ca
-import numpy as np
 
 from ..dsl.model import _info
 

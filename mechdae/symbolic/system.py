@@ -1,6 +1,4 @@
 """The compiled, frozen System: named CasADi Functions plus names and defaults."""
-import warnings
-
 import casadi as ca
 import numpy as np
 
