@@ -88,3 +88,22 @@ def test_compile_leaves_model_unchanged_and_keeps_parent():
     n_before = len(m.holonomic_)
     s = m.compile()
     assert s.parent is m and len(m.holonomic_) == n_before
+
+
+def test_declared_speed_with_kinematics_projects_lagrange_equations():
+    # pendulum angle theta with the tip speed u = L theta' as generalized speed
+    m = md.Model("polar")
+    th = m.coordinates("theta")
+    u = m.speeds("u")
+    L = m.parameter("L", 2.0)
+    m.kinematics({th: u / L})
+    m.kinetic_energy(0.5 * 3.0 * L ** 2 * md.der(th) ** 2)
+    m.potential_energy(-3.0 * 9.81 * L * md.cos(th))
+    s = m.compile()
+    assert s.u_names == ["u"]
+    t = s.dynamics_terms({"theta": 0.7}, {"u": 1.3})
+    assert np.allclose(t["M"], [[3.0]])
+    assert np.allclose(t["h"], [-3.0 * 9.81 * np.sin(0.7)])
+    res = s.simulate(2.0, q0={"theta": 0.7}, rtol=1e-11, atol=1e-13)
+    assert res.energy_error() < 1e-9
+    assert np.allclose(res.evaluate(md.der(th)), res["u"] / 2.0)
