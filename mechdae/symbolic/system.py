@@ -300,6 +300,42 @@ class System:
         from ..export import to_casadi
         return to_casadi(self, form=form, inputs=inputs)
 
+    # ------------------------------------------------------------------ contacts
+    def impact(self, q, v, active=None, all_solutions=False, params=None, t=0.0,
+               method="auto", **options):
+        """Impact at ``(q, v)``: post-impact speeds, impulses, modes, all solutions.
+
+        See :func:`mechdae.contact.assembly.impact` (returns an ``ImpactResult``).
+        """
+        from ..contact.assembly import impact
+        return impact(self, q, v, active=active, all_solutions=all_solutions, params=params,
+                      t=t, method=method, **options)
+
+    def impact_batch(self, qs, vs, active=None, params=None, t=0.0, method="enum", **options):
+        """Many impact problems in one vectorized pass (see
+        :func:`mechdae.contact.assembly.impact_batch`)."""
+        from ..contact.assembly import impact_batch
+        return impact_batch(self, qs, vs, active=active, params=params, t=t, method=method,
+                            **options)
+
+    def painleve(self, q, v, active=None, params=None, t=0.0, **options):
+        """Painlevé classification (unique | inconsistent | indeterminate) of the contact
+        problem at ``(q, v)`` (see :func:`mechdae.contact.assembly.painleve`)."""
+        from ..contact.assembly import painleve
+        return painleve(self, q, v, active=active, params=params, t=t, **options)
+
+    def contact_forces(self, q, v, active=None, params=None, t=0.0, **options):
+        """Acceleration-level contact problem: forces, lift-off/stick/slide modes, ``u'``
+        for every consistent solution (see :func:`mechdae.contact.assembly.contact_forces`)."""
+        from ..contact.assembly import contact_forces
+        return contact_forces(self, q, v, active=active, params=params, t=t, **options)
+
+    def contact_problem(self, q, v, active=None, t=0.0, params=None, **options):
+        """Contact-space problem (``D``, ``v_minus``, ``b``, ``B``, laws) at ``(q, v)``
+        (see :func:`mechdae.contact.assembly.contact_problem`)."""
+        from ..contact.assembly import contact_problem
+        return contact_problem(self, q, v, active=active, t=t, params=params, **options)
+
     def __repr__(self):
         return (f"System({self.name!r}: nq={self.nq}, nu={self.nu}, m={self.m}, k={self.k}, "
                 f"contacts={len(self.contact_names)}, stabilization={self.stabilization!r})")
