@@ -257,8 +257,9 @@ class Result:
         if self.residuals:
             for k, r in self.residuals.items():
                 r = np.asarray(r)
-                axes[i].semilogy(self.t, np.abs(r.reshape(r.shape[0], -1)).max(axis=1) + 1e-300,
-                                 label=f"|{k}|")
+                # floor at machine precision so an exact zero does not stretch the axis
+                axes[i].semilogy(self.t, np.maximum(np.abs(r.reshape(r.shape[0], -1)).max(axis=1),
+                                                    1e-16), label=f"|{k}|")
             axes[i].set_ylabel("constraint residual")
             axes[i].legend(loc="best", fontsize="small")
             i += 1
