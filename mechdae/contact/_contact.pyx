@@ -6,6 +6,7 @@ come from C and are interpreted by mechdae.contact.kernels.
 """
 import numpy as np
 cimport numpy as cnp
+from libc.stdlib cimport malloc, free
 
 cnp.import_array()
 
@@ -91,43 +92,58 @@ cdef double _dummy = 0.0
 cdef int _idummy = 0
 
 
-def impact(const double[:, ::1] D, const double[::1] v_minus, const double[::1] e_n,
-           const double[::1] e_t, const double[::1] mu, int dim, int method, int facets,
-           int max_solutions, int max_iter, double tol, double energy_tol,
-           bint allow_energy_gain):
-    """Returns (status, nsol, iterations, residual, bad_input, bad_index, P, v_plus,
-    modes, dT) with P, v_plus of shape (cap, n), modes (cap, nc), dT (cap,)."""
-    cdef int n = D.shape[0]
-    cdef int nc = e_n.shape[0]
+def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
+           cnp.ndarray mu, int dim, int method, int facets, int max_solutions, int max_iter,
+           double tol, double energy_tol, bint allow_energy_gain):
+    """Arrays must be float64 and C-contiguous (checked by the caller, kernels.impact).
+    Returns (status, nsol, iterations, residual, bad_input, bad_index, P, v_plus, modes,
+    dT) with P, v_plus of shape (cap, n), modes (cap, nc), dT (cap,)."""
+    cdef int n = <int>D.shape[0]
+    cdef int nc = <int>e_n.shape[0]
     cdef int cap = max_solutions if method == 0 else 1
     cdef mdae_impact_problem p
     cdef mdae_impact_options o
     cdef mdae_impact_info info
-    P = np.empty((cap, n))
-    vp = np.empty((cap, n))
-    modes = np.empty((cap, nc), dtype=np.intc)
-    dT = np.empty(cap)
-    work = np.empty(mdae_contact_work_size(nc, dim, facets))
-    iwork = np.empty(mdae_contact_iwork_size(nc, dim, facets), dtype=np.intc)
-    cdef double[:, ::1] Pv = P
-    cdef double[:, ::1] vpv = vp
-    cdef int[:, ::1] mv = modes
-    cdef double[::1] dTv = dT
-    cdef double[::1] wv = work
-    cdef int[::1] iwv = iwork
+    cdef cnp.npy_intp dims[2]
+    cdef size_t ws, iws
+    cdef double *work
+    cdef int *iwork
+    if (D.descr.type_num != cnp.NPY_DOUBLE or not cnp.PyArray_IS_C_CONTIGUOUS(D)
+            or v_minus.shape[0] != n or e_t.shape[0] != nc or mu.shape[0] != nc
+            or D.ndim != 2 or D.shape[1] != n):
+        raise ValueError("_contact.impact: arrays must be float64, C-contiguous, of matching sizes")
+    for a in (v_minus, e_n, e_t, mu):
+        if (<cnp.ndarray>a).descr.type_num != cnp.NPY_DOUBLE or not cnp.PyArray_IS_C_CONTIGUOUS(a):
+            raise ValueError("_contact.impact: arrays must be float64 and C-contiguous")
+    dims[0] = cap; dims[1] = n
+    P = cnp.PyArray_EMPTY(2, dims, cnp.NPY_DOUBLE, 0)
+    vp = cnp.PyArray_EMPTY(2, dims, cnp.NPY_DOUBLE, 0)
+    dims[1] = nc
+    modes = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT, 0)
+    dT = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+    ws = mdae_contact_work_size(nc, dim, facets)
+    iws = mdae_contact_iwork_size(nc, dim, facets)
+    work = <double *>malloc(ws * sizeof(double))
+    iwork = <int *>malloc(iws * sizeof(int))
+    if work == NULL or iwork == NULL:
+        free(work); free(iwork)
+        raise MemoryError()
     p.nc = nc; p.dim = dim
-    p.D = &D[0, 0] if n > 0 else &_dummy
-    p.v_minus = &v_minus[0] if n > 0 else &_dummy
-    p.e_n = &e_n[0] if nc > 0 else &_dummy
-    p.e_t = &e_t[0] if nc > 0 else &_dummy
-    p.mu = &mu[0] if nc > 0 else &_dummy
+    p.D = <const double *>cnp.PyArray_DATA(D)
+    p.v_minus = <const double *>cnp.PyArray_DATA(v_minus)
+    p.e_n = <const double *>cnp.PyArray_DATA(e_n)
+    p.e_t = <const double *>cnp.PyArray_DATA(e_t)
+    p.mu = <const double *>cnp.PyArray_DATA(mu)
     mdae_impact_options_default(&o)
     o.method = method; o.facets = facets; o.max_solutions = cap; o.max_iter = max_iter
     o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
+    cdef double *Pp = <double *>cnp.PyArray_DATA(P)
+    cdef double *vpp = <double *>cnp.PyArray_DATA(vp)
+    cdef int *mp = <int *>cnp.PyArray_DATA(modes)
+    cdef double *dTp = <double *>cnp.PyArray_DATA(dT)
     with nogil:
-        mdae_impact_solve(&p, &o, &Pv[0, 0] if n > 0 else &_dummy,
-                          &vpv[0, 0] if n > 0 else &_dummy,
-                          &mv[0, 0] if nc > 0 else &_idummy, &dTv[0], &wv[0], &iwv[0], &info)
+        mdae_impact_solve(&p, &o, Pp, vpp, mp, dTp, work, iwork, &info)
+    free(work); free(iwork)
     return (info.status, info.nsol, info.iterations, info.residual, info.bad_input,
             info.bad_index, P, vp, modes, dT)
 

@@ -36,6 +36,7 @@ __all__ = ["impact", "impact_batch", "contact_forces", "solve_fc", "fc_error",
            "FCSolution", "EnergyGainError", "MODE_NAMES"]
 
 MODE_NAMES = ("separate", "stick", "slide")
+_F64 = np.dtype(np.float64)
 ENUM_MAX = int(_contact.ENUM_MAX)
 _METHODS = {"enum": 0, "lcp": 1, "nsgs": 2}
 # mdae_status codes
@@ -180,6 +181,11 @@ class FCSolution:
 # ------------------------------------------------------------------------------------ #
 
 def _per_contact(x, k, name, lead=()):
+    if (type(x) is np.ndarray and x.dtype is _F64 and x.shape == lead + (k,)
+            and x.strides[-1] == 8 and (not lead or x.strides[0] == 8 * k)):
+        return x
+    if type(x) in (float, int):
+        return np.full(lead + (k,), float(x))
     a = np.asarray(x, dtype=np.float64)
     if a.ndim == 0:
         return np.full(lead + (k,), float(a))
@@ -242,6 +248,8 @@ def _check_mu_e(e_n, e_t, mu, allow):
 # ------------------------------------------------------------------------------------ #
 
 def _choose_method(method, k, dim, mu):
+    if method == "auto" and k <= 6:
+        return "enum"
     if method == "auto":
         if k <= 6:
             return "enum"
@@ -341,11 +349,17 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
     if st in (_RAY, _MAX_ITER, _NOT_CONV, _NUMERICAL, _INFEASIBLE):
         raise SolverError(f"impact ({method}): {_contact.status_str(st)} after {iters} "
                           f"iterations (residual {resid:.3g})")
+    if method == "enum" and not all_solutions and nsol >= 1 and st != _GAIN:
+        # fast path (one call per impact in simulations): first solution only
+        return ImpactSolution(P[0], vp[0], tuple([MODE_NAMES[m] for m in modes[0].tolist()]),
+                              float(dT[0]), "unique" if nsol == 1 else "ambiguous", None,
+                              resid, method, 0)
     if method == "enum":
         nstore = min(nsol, cap)
-        sols = [ImpactSolution(P[i].copy(), vp[i].copy(),
-                               tuple(MODE_NAMES[m] for m in modes[i]), float(dT[i]), "", None,
-                               resid if i == 0 else 0.0, method, 0) for i in range(nstore)]
+        ml = modes.tolist()
+        sols = [ImpactSolution(P[i], vp[i], tuple([MODE_NAMES[m] for m in ml[i]]),
+                               float(dT[i]), "", None, resid if i == 0 else math.nan, method, 0)
+                for i in range(nstore)]
         if st == _GAIN:
             status = "energy_gain"
         else:
