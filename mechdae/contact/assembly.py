@@ -689,7 +689,7 @@ class ImpactBatchResult:
     v_minus : ndarray (N, n)
         Pre-impact contact velocities.
     modes : ndarray of int (N, nc)
-        Index into ``MODE_NAMES`` (0 separate, 1 stick, 2 slide).
+        Index into ``MODE_NAMES`` (0 separate, 1 stick, 2 slide); -1 where inconsistent.
     status : ndarray of str (N,)
         ``"unique"``, ``"ambiguous"``, ``"inconsistent"`` (or a kernel failure).
     n_solutions : ndarray of int (N,)
@@ -721,7 +721,8 @@ class ImpactBatchResult:
 
     def mode(self, contact):
         """Mode names of ``contact`` for every problem (ndarray of str)."""
-        return np.asarray(MODE_NAMES, dtype=object)[self.modes[:, self.active.index(contact)]]
+        names = np.asarray(MODE_NAMES + ("none",), dtype=object)
+        return names[self.modes[:, self.active.index(contact)]]
 
 
 def _batch_states(system, qs, vs):
@@ -875,8 +876,11 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
                 f"impact_batch: the impact law at contacts {names} would increase the "
                 f"kinetic energy in problems {ii[:10].tolist()}"
                 f"{'...' if len(ii) > 10 else ''} although e_n, e_t <= 1", s)
-    return ImpactBatchResult(up, np.where(bad[:, None], np.nan, s.P), s.v_plus, vm,
-                             s.modes, status, s.n_solutions, T0, T1,
+    # the kernel leaves modes/v_plus unset for inconsistent problems
+    modes = np.where(bad[:, None], -1, s.modes)
+    vplus_c = np.where(bad[:, None], np.nan, s.v_plus)
+    return ImpactBatchResult(up, np.where(bad[:, None], np.nan, s.P), vplus_c, vm,
+                             modes, status, s.n_solutions, T0, T1,
                              [asm.names[i] for i in idx], dim)
 
 

@@ -1,0 +1,85 @@
+"""Impact of a free two-link mechanism on the ground (seed 000).
+
+E. M. Rubanovich, A. M. Formalsky, "The problem of impact of a two-link mechanism"
+(Russian): two identical uniform rods OB and OD (length ``l``, mass ``m``) hinged at O,
+moving freely in a vertical plane (4 degrees of freedom). Foot B rests on the ground; foot D
+strikes it with a perfectly inelastic impact (eq. 1.1: D sticks) with pre-impact velocity
+at angle ``gamma`` to the ground; at impact both legs make the angle ``alpha`` with the
+vertical. The impact equations in foot coordinates ``z = (x_D, y_D, x_B, y_B)`` read
+``G(alpha) (z(+0) - z(-0)) = E`` with the mass matrix ``G`` of eq. (1.2).
+
+Coordinates: hip ``xO, yO`` and the absolute leg angles ``th1`` (leg OD) and ``th2`` (leg
+OB) from the downward vertical,
+
+    D = O + l (sin th1, -cos th1),    B = O + l (sin th2, -cos th2).
+
+At impact ``th1 = +alpha``, ``th2 = -alpha`` (D ahead of O, x_D > x_O) and
+``yO = l cos(alpha)``; this convention reproduces G(alpha) of eq. (1.2) as
+``J^-T M J^-1`` with J the foot Jacobian.
+
+Contacts: ``D`` (gap y_D, tangent x_D, restitution 0, friction inf: D sticks after the
+impact) and ``B`` (gap y_B, tangent x_B, restitution 0, friction ``f``).
+
+Kinetic energy of a uniform rod with center c and angle th: ``m |c'|^2 / 2 + m l^2 th'^2 /
+24``; gravity ``g`` acts on both rod centers (irrelevant for the impact itself).
+"""
+import math
+
+import mechdae as md
+
+SIMULATION = dict(
+    t_final=1.0,
+    q0={"xO": 0.0, "yO": math.cos(0.4), "th1": 0.4, "th2": -0.4},
+    v0={},
+    plot=["yO", "th1", "th2"],
+)
+
+
+def build(l=1.0, m=1.0, f=0.5, g=9.81):
+    """Build the two-link mechanism; keyword arguments are parameter defaults."""
+    model = md.Model("two_link_impact")
+    xO, yO, th1, th2 = model.coordinates("xO yO th1 th2")
+    l = model.parameter("l", l)
+    m = model.parameter("m", m)
+    f = model.parameter("f", f)
+    g = model.parameter("g", g)
+    T = 0
+    V = 0
+    for th in (th1, th2):
+        cx = xO + 0.5 * l * md.sin(th)
+        cy = yO - 0.5 * l * md.cos(th)
+        vx = md.der(xO) + 0.5 * l * md.cos(th) * md.der(th)
+        vy = md.der(yO) + 0.5 * l * md.sin(th) * md.der(th)
+        T = T + 0.5 * m * (vx ** 2 + vy ** 2) + m * l ** 2 * md.der(th) ** 2 / 24
+        V = V + m * g * cy
+    model.kinetic_energy(T)
+    model.potential_energy(V)
+    xD, yD = xO + l * md.sin(th1), yO - l * md.cos(th1)
+    xB, yB = xO + l * md.sin(th2), yO - l * md.cos(th2)
+    model.contact("D", gap=yD, tangent=xD, restitution=0.0, friction=math.inf)
+    model.contact("B", gap=yB, tangent=xB, restitution=0.0, friction=f)
+    return model
+
+
+def impact_state(alpha, gamma, speed=1.0, l=1.0):
+    """Coordinates and speeds just before the impact, as dicts by name.
+
+    ``th1 = alpha``, ``th2 = -alpha``, both feet on the ground; B at rest; D moving with
+    ``speed (cos gamma, sin gamma)``. Returns ``(q, v)`` (speeds by coordinate name).
+    """
+    ca_, sa = math.cos(alpha), math.sin(alpha)
+    # foot velocities from hip velocity (a, b) and rates w1, w2:
+    #   D' = (a + l cos(th1) w1, b + l sin(th1) w1), B' = (a + l cos(th2) w2, b + l sin(th2) w2)
+    # B' = 0 and D' = speed (cos gamma, sin gamma) give the generalized speeds:
+    xd, yd = speed * math.cos(gamma), speed * math.sin(gamma)
+    # unknowns a, b, w1, w2: a + l ca w2 = 0, b - l sa w2 = 0 (th2 = -alpha)
+    # a + l ca w1 = xd, b + l sa w1 = yd  ->  l ca (w1 - w2) = xd, l sa (w1 + w2) = yd
+    s_ = xd / (l * ca_)
+    t_ = yd / (l * sa)
+    w1 = 0.5 * (s_ + t_)
+    w2 = 0.5 * (t_ - s_)
+    a = -l * ca_ * w2
+    b = l * sa * w2
+    q = {"xO": 0.0, "yO": l * ca_, "th1": alpha, "th2": -alpha}
+    v = {"xO": a, "yO": b, "th1": w1, "th2": w2}
+    return q, v
