@@ -1,0 +1,363 @@
+r"""Moreau–Jean time stepping (``method="timestepping"``).
+
+A fixed step ``dt``; per step one evaluation of the model terms and one velocity-level
+impulse problem; the loop runs in C (csrc/mdae_step.c) on CasADi-generated C compiled at
+run time, or on CasADi Function objects when no C compiler is available.
+
+The scheme, from ``(q_k, u_k, t_k)`` (theta in [0.5, 1]):
+
+.. math::
+
+    \hat W (u_{k+1} - u_k) = \Delta t\, h(q_k, u_k, t_k) + G^T \Lambda + W_I^T P,
+    \qquad \hat W = M - \theta \Delta t\, \partial_u h
+                      - \theta^2 \Delta t^2\, \partial_q h\, N,
+
+    C u_{k+1} + c_z = 0 \quad (\text{bilateral: } C = [G; A],\ c_z = [\phi_t; b]),
+
+    I = \{a : g_a(q_k) + \gamma \Delta t\, w_{n,a}^T u_k \le 0\}
+    \quad (\gamma = 1/2, \text{ the index-set rule of Siconos}),
+
+    0 \le P_{n,a} \perp w_{n,a}^T u_{k+1} + e_{n,a} w_{n,a}^T u_k \ge 0, \quad
+    \text{Coulomb on } w_{t,a}^T u_{k+1} + e_{t,a} w_{t,a}^T u_k, \quad a \in I,
+
+    q_{k+1} = q_k + \Delta t\, N(q_k) \big(\theta u_{k+1} + (1 - \theta) u_k\big).
+
+The one-step problem is solved in contact space with the Delassus matrix
+``D = W_I \hat W_C^{-1} W_I^T`` (``\hat W_C^{-1}``: inverse restricted to ``C u = 0``):
+frictionless contacts by the closed form (one contact) or Lemke; friction by the exact
+local solver (one contact), the exact planar LCP (several planar contacts) or nonsmooth
+Gauss–Seidel (several spatial contacts), all from mechdae's C kernels.
+
+Position drift: quaternions are renormalized every step; with ``projection="bilateral"``
+(default) ``q_{k+1}`` is moved by Gauss–Newton steps ``dq = -J^T (J J^T)^{-1} r`` onto
+``phi(q) = 0``; ``projection="gaps"`` also puts active contacts with a negative gap back on
+``g = 0`` (the unilateral constraints are otherwise satisfied at velocity level only, with
+an ``O(dt)`` penetration, as in Siconos); ``"none"`` leaves the drift.
+"""
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time as _time
+import warnings
+
+import casadi as ca
+import numpy as np
+
+from ..errors import SolverError
+from .inputs import resolve_inputs, input_values
+from .result import Result, Event
+
+__all__ = ["simulate_timestepping", "step_functions"]
+
+_PROJ = {"none": 0, "bilateral": 1, "gaps": 2}
+
+
+# ---------------------------------------------------------------------- model functions
+def step_functions(system):
+    """The CasADi Functions the stepping loop evaluates (built once per System).
+
+    Returns
+    -------
+    dict
+        ``terms(q, u, t, p, w) -> (M, h, Ku, Kq, W, gap, C, cz, N, V)`` with ``Ku = dh/du``,
+        ``Kq = dh/dq N``, ``W`` padded to ``dim`` rows per contact, every output dense;
+        ``proj(q, t, p) -> (phi, Gq, gap, Gg)``; ``dim``; ``sizes``.
+    """
+    cache = system.__dict__.setdefault("_timestepping", {})
+    if "functions" in cache:
+        return cache["functions"]
+    d = system._d
+    if system.nv + system.nz:
+        raise ValueError(f"{system.name}: method 'timestepping' does not handle extra "
+                         f"variables ({', '.join(system.v_names + system.z_names)}) of "
+                         "m.equation(); use method='event' or 'smooth'")
+    q, u, t, p, w = d.q, d.u, d.t, d.p, d.w
+    nu = system.nu
+    v0, z0 = ca.SX(0, 1), ca.SX(0, 1)
+    h = ca.substitute(d.h, ca.vertcat(d.v, d.z), ca.vertcat(v0, z0)) if (d.v.numel()
+                                                                        + d.z.numel()) else d.h
+    ntan = [c["n_tangent"] for c in system.contacts]
+    dim = 1 + max(ntan) if ntan else 1
+    rows, o = [], 0
+    for nt in ntan:
+        rows.append(d.W[o:o + 1 + nt, :])
+        if 1 + nt < dim:
+            rows.append(ca.SX.zeros(dim - 1 - nt, nu))
+        o += 1 + nt
+    Wp = ca.vertcat(*rows) if rows else ca.SX(0, nu)
+    Ku = ca.jacobian(h, u)
+    Kq = ca.mtimes(ca.jacobian(h, q), d.N)
+    cz = ca.vertcat(d.phi_t, d.b) if system.m + system.k else ca.SX(0, 1)
+    V = d.V if d.V.numel() else ca.SX(1, 1)
+    dn = ca.densify
+    terms = ca.Function("terms", [q, u, t, p, w],
+                        [dn(d.M), dn(h), dn(Ku), dn(Kq), dn(Wp), dn(d.gap), dn(d.C), dn(cz),
+                         dn(d.N), dn(V)])
+    gap = d.gap if d.gap.numel() else ca.SX(0, 1)
+    proj = ca.Function("proj", [q, t, p],
+                       [dn(d.phi), dn(d.Gq), dn(gap), dn(ca.jacobian(gap, q))])
+    sizes = dict(nq=system.nq, nu=nu, np=len(system.p_names), nw=len(system.w_names),
+                 nc=len(system.contact_names), dim=dim, r=system.m + system.k, m=system.m)
+    out = dict(terms=terms, proj=proj, dim=dim, sizes=sizes)
+    cache["functions"] = out
+    return out
+
+
+class _PyFunction:
+    """Fallback evaluator: a CasADi Function called from the C loop through Python."""
+
+    def __init__(self, f):
+        self.f = f
+        self.in_sizes = [f.numel_in(i) for i in range(f.n_in())]
+        self.out_sizes = [f.numel_out(i) for i in range(f.n_out())]
+        self.error = None
+
+    def __call__(self, *args):
+        outs = self.f.call([ca.DM(a) for a in args])
+        return [np.array(o, dtype=float).ravel(order="F") for o in outs]
+
+
+def _cache_dir():
+    base = os.environ.get("MECHDAE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "mechdae", "codegen")
+    os.makedirs(base, exist_ok=True)
+    return base
+
+
+def _compile_library(functions):
+    """Generate C for ``functions``, compile it once (cached by source hash), load it.
+
+    Returns ``(ctypes.CDLL, names)`` or raises OSError / RuntimeError when no compiler works.
+    """
+    src0 = ca.CodeGenerator("mdae_gen.c", {"casadi_int": "long long", "with_header": False})
+    for f in functions:
+        src0.add(f)
+    src = src0.dump()
+    key = hashlib.sha256(src.encode()).hexdigest()[:20]
+    d = _cache_dir()
+    so = os.path.join(d, f"mdae_{key}.so")
+    if not os.path.exists(so):
+        cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") \
+            or shutil.which("clang")
+        if cc is None:
+            raise OSError("no C compiler found (set CC)")
+        with tempfile.TemporaryDirectory(dir=d) as tmp:
+            c = os.path.join(tmp, "gen.c")
+            with open(c, "w") as fh:
+                fh.write(src)
+            tmp_so = os.path.join(tmp, "gen.so")
+            cmd = cc.split() + ["-O2", "-fPIC", "-shared", "-o", tmp_so, c, "-lm"]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            if proc.returncode != 0:
+                raise RuntimeError(f"compiling generated code failed: {proc.stderr[-2000:]}")
+            os.replace(tmp_so, so)
+    return ctypes.CDLL(so)
+
+
+def _evaluators(system, compiled="auto"):
+    """``(terms, proj, compiled_flag)`` evaluators for the C loop, cached on the System."""
+    from . import _step
+    cache = system.__dict__.setdefault("_timestepping", {})
+    fs = step_functions(system)
+    key = ("eval", bool(compiled))
+    if key in cache:
+        return cache[key]
+    out = None
+    if compiled:
+        try:
+            terms, proj = fs["terms"], fs["proj"]
+            # one library per model source (cached by hash), symbols looked up per handle
+            lib = _compile_library([terms, proj])
+            evs = []
+            for f in (terms, proj):
+                addr = ctypes.cast(getattr(lib, f.name()), ctypes.c_void_p).value
+                evs.append(_step._Evaluator(address=addr, sizes=(f.sz_arg(), f.sz_res(),
+                                                                 f.sz_iw(), f.sz_w()),
+                                            n_in=f.n_in(), n_out=f.n_out(), keep=lib))
+            out = (evs[0], evs[1], True)
+        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+            if compiled is True:
+                raise
+            warnings.warn(f"{system.name}: compiled time stepping unavailable ({exc}); "
+                          "falling back to CasADi Function calls (slow)", stacklevel=3)
+    if out is None:
+        out = (_step._Evaluator(py=_PyFunction(fs["terms"])),
+               _step._Evaluator(py=_PyFunction(fs["proj"])), False)
+    cache[key] = out
+    return out
+
+
+# ---------------------------------------------------------------------- driver
+def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs=None,
+                          method="timestepping", dt=1e-3, theta=0.5, gamma=0.5,
+                          projection="bilateral", every=1, output_times=None,
+                          initialize=True, store_impulses=False, compiled="auto",
+                          impact_ratio=2.0, nsgs_tol=1e-10, nsgs_iter=1000, lcp_friction=True,
+                          proj_iter=5, proj_tol=1e-12, max_events=100000, t0=0.0,
+                          **ignored):
+    r"""Moreau–Jean time stepping; see the module docstring for the scheme.
+
+    Parameters
+    ----------
+    system : System
+    t_final : float
+        End time (s); ``round((t_final - t0) / dt)`` steps are taken.
+    q0, v0, params, inputs : as in :meth:`System.simulate`
+    dt : float
+        Step (s).
+    theta : float in [0.5, 1]
+        0.5: trapezoidal, energy-conserving for linear forces; 1: backward Euler.
+    gamma : float
+        Index-set look-ahead: contact ``a`` is in the step problem when
+        ``g_a + gamma dt v_n,a <= 0``.
+    projection : {"bilateral", "gaps", "none"}
+        Position drift treatment (module docstring).
+    every : int
+        Store every ``every``-th step (and the last).
+    output_times : array, optional
+        Keep only the stored steps nearest to these times.
+    initialize : bool
+        Project the initial state onto the bilateral constraints.
+    store_impulses : bool
+        Keep the impulses per stored step (summed since the previous stored step) in
+        ``res.impulses`` (rows named ``res.impulse_rows``).
+    compiled : "auto", True or False
+        Generated C (compiled once per model and cached in ``~/.cache/mechdae``); "auto"
+        falls back to CasADi Function calls with a warning when no compiler works.
+    impact_ratio : float
+        A step records an ``"impact"`` event for contact ``a`` when ``w_n^T u_k < 0`` and
+        ``P_n > impact_ratio * P_smooth``, ``P_smooth`` being the impulse that would only
+        hold the contact against the free acceleration over the step.
+
+    Returns
+    -------
+    Result
+        ``res.stats["steps"]``, ``"dt"``, ``"compiled"``, ``"solver_failures"``,
+        ``"max_active"``, ``"steps_per_second"``; ``res.events`` (kind ``"impact"``).
+
+    Raises
+    ------
+    ValueError
+        Bad options, or a model with extra variables.
+    SolverError
+        Non-finite state or a singular iteration matrix.
+    """
+    from . import _step
+    wall0 = _time.perf_counter()
+    if not (0.5 <= theta <= 1.0):
+        raise ValueError(f"theta must be in [0.5, 1], got {theta}")
+    if not dt > 0:
+        raise ValueError(f"dt must be > 0, got {dt}")
+    if projection not in _PROJ:
+        raise ValueError(f"projection must be one of {sorted(_PROJ)}, got {projection!r}")
+    fs = step_functions(system)
+    sizes = fs["sizes"]
+    nsteps = int(round((float(t_final) - t0) / dt))
+    if nsteps < 1:
+        raise ValueError(f"t_final={t_final} gives no step of dt={dt}")
+    pv = system.param_vector(params)
+    specs = resolve_inputs(system, inputs)
+    qa, ua, va, gq, gu = system.state_arrays(q0, v0)
+    init_report = {}
+    if initialize and (system.m + system.k or system.quaternions):
+        from .init import project_state
+        q1, u1, _ = project_state(system, qa, ua, t0, pv, np.where(gq, 1e8, 1.0),
+                                  np.where(gu, 1e8, 1.0))
+        for name, a, b in zip(system.q_names + system.u_names, np.concatenate([qa, ua]),
+                              np.concatenate([q1, u1])):
+            if abs(a - b) > 1e-10 * (1 + abs(a)):
+                init_report[name] = (float(a), float(b))
+        qa, ua = q1, u1
+    laws = system.contacts
+    e_n = np.array([float(c["restitution"]) for c in laws])
+    e_t = np.array([float(c["tangential_restitution"]) for c in laws])
+    mu = np.array([float(c["friction"]) if c["n_tangent"] else 0.0 for c in laws])
+    quat = np.array([i for qi in system.quaternions for i in qi], dtype=np.intc)
+    nw = sizes["nw"]
+    w_steps = None
+    w_const = np.zeros(max(nw, 0))
+    if nw:
+        ts_steps = t0 + dt * np.arange(nsteps)
+        w_steps = np.ascontiguousarray(input_values(system, specs, ts_steps, pv).T)
+    terms, proj, is_compiled = _evaluators(system, compiled)
+    use_proj = proj if (projection != "none" and (system.m or projection == "gaps")) else None
+    opts = dict(dt=float(dt), theta=float(theta), gamma=float(gamma),
+                projection=_PROJ[projection], proj_iter=int(proj_iter),
+                proj_tol=float(proj_tol), every=max(1, int(every)),
+                impact_ratio=float(impact_ratio), nsgs_iter=int(nsgs_iter),
+                nsgs_tol=float(nsgs_tol), lcp_friction=int(bool(lcp_friction)))
+    q = np.ascontiguousarray(qa, float).copy()
+    u = np.ascontiguousarray(ua, float).copy()
+    loop0 = _time.perf_counter()
+    out = _step.run(terms, use_proj, sizes, e_n, e_t, mu, quat, np.ascontiguousarray(pv, float),
+                    w_const, w_steps, float(t0), nsteps, q, u, opts, bool(store_impulses),
+                    int(max_events))
+    loop_time = _time.perf_counter() - loop0
+    for err in (out["terms_error"], out["proj_error"]):
+        if err is not None:
+            raise SolverError(f"{system.name}: model evaluation failed in time stepping: "
+                              f"{err}") from err
+    if out["status"] != 0:
+        raise SolverError(f"{system.name}: time stepping stopped at step {out['step']} "
+                          f"(t = {t0 + out['step'] * dt:.6g}): {out['status_str']}")
+    T, Q, U = out["t"], out["q"], out["u"]
+    P = out["P"]
+    if output_times is not None:
+        ot = np.asarray(output_times, float).ravel()
+        idx = np.unique(np.clip(np.searchsorted(T, ot - 0.5 * dt * opts["every"]), 0, T.size - 1))
+        T, Q, U = T[idx], Q[idx], U[idx]
+        P = P[idx] if P is not None else None
+    # events with energies
+    events = []
+    ne = out["ev_step"].size
+    if ne:
+        nq, nu = system.nq, system.nu
+        X = out["ev_x"]
+        Ef = system.functions["energy"]
+        tk = t0 + dt * out["ev_step"]
+        Tb, Vb = Ef.map(ne)(X[:, :nq].T, X[:, nq:nq + nu].T, tk[None, :], pv[:, None])
+        Ta, Va = Ef.map(ne)(X[:, nq + nu:2 * nq + nu].T, X[:, 2 * nq + nu:].T,
+                            (tk + dt)[None, :], pv[:, None])
+        Eb = np.array(Tb + Vb).ravel()
+        Ea = np.array(Ta + Va).ravel()
+        for i in range(ne):
+            events.append(Event(tk[i] + dt, system.contact_names[out["ev_contact"][i]],
+                                "impact", impulse=np.array([out["ev_P"][i]]),
+                                energy_before=float(Eb[i]), energy_after=float(Ea[i]),
+                                step=int(out["ev_step"][i])))
+    from .smooth import postprocess
+    r = system.m + system.k
+    stats = dict(method="timestepping", steps=nsteps, dt=float(dt), theta=float(theta),
+                 compiled=bool(is_compiled), solver_failures=out["solver_failures"],
+                 max_active=out["max_active"], n_impacts=out["n_events"],
+                 max_projection_residual=out["max_proj_residual"], loop_time=loop_time,
+                 steps_per_second=nsteps / loop_time if loop_time > 0 else float("inf"))
+    X = np.vstack([Q.T, U.T, np.zeros((system.nv, T.size))])
+    res = postprocess(system, T, X, pv, specs, np.zeros((r, system.m)), np.zeros((r, r)),
+                      stats, init_report, events=events)
+    res.multipliers = {}     # the smooth-phase formula does not hold at contact
+    res.impulses = P
+    res.impulse_rows = _impulse_rows(system, fs["dim"])
+    res.stats["wall_time"] = _time.perf_counter() - wall0
+    return res
+
+
+def _impulse_rows(system, dim):
+    names = []
+    for c in system.contacts:
+        names.append(f"{c['name']}.n")
+        names.extend(f"{c['name']}.t{i}" for i in range(dim - 1))
+    return names
+
+
+def _register():
+    from . import register_method
+    register_method("timestepping", simulate_timestepping)
+    register_method("moreau", simulate_timestepping)
+
+
+_register()
