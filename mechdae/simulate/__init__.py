@@ -36,3 +36,8 @@ def simulate(system, t_final, method="auto", **kw):
         raise ValueError(f"unknown simulation method {method!r}; available: "
                          f"{', '.join(sorted(METHODS))}") from None
     return driver(system, t_final, method=method, **kw)
+
+
+# hybrid drivers register themselves on import
+from . import event as _event  # noqa: E402,F401  ("event")
+from . import hybrid as _hybrid  # noqa: E402,F401  ("auto": event-driven + time stepping)

@@ -1,0 +1,240 @@
+r"""``method="auto"``: event-driven, with Moreau–Jean time stepping across chattering.
+
+Models without contacts go to the smooth driver. With contacts the run starts
+event-driven (:mod:`mechdae.simulate.event`); it switches to time stepping
+(``method="timestepping"``, :mod:`mechdae.simulate.timestepping`) when
+
+- impacts accumulate: a contact's impact times form a geometric sequence (the Zeno
+  detector of the event driver), or
+- contacts chatter: ``chatter_events`` events within ``chatter_window`` seconds,
+
+and switches back when, over the last ``settle_steps`` steps of a time-stepping stretch,
+every contact is stably open (gap above ``settle_gap``) or stably closed (gap and normal
+speed below ``settle_gap`` / ``settle_vel``); closed contacts are then handed to the
+event driver with their normal velocity projected to zero. Each switch is a ``"switch"``
+event in ``res.events`` (``extra["to"]`` is the new method).
+"""
+import time as _time
+
+import numpy as np
+
+from . import register_method
+from .event import (DEFAULTS, EventEngine, _initial_state, _output_grid, build_result)
+from .inputs import resolve_inputs
+from .result import Event
+from .smooth import simulate_smooth, stabilization_matrices
+
+__all__ = ["simulate_auto"]
+
+AUTO_DEFAULTS = dict(dt=None, chatter_events=20, chatter_window=None, settle_steps=50,
+                     settle_gap=1e-4, settle_vel=1e-6, stretch=None, zeno_to_timestepping=True,
+                     timestepping_options=None)
+
+
+def _timestepping():
+    from . import METHODS
+    drv = METHODS.get("timestepping")
+    if drv is None:
+        try:
+            from . import timestepping  # noqa: F401  (registers itself)
+        except ImportError:
+            return None
+        drv = METHODS.get("timestepping")
+    return drv
+
+
+def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
+                  rtol=1e-8, atol=1e-10, output_times=None, initialize=True,
+                  stabilization="compiled", **options):
+    r"""Simulate with the method the motion needs ("auto").
+
+    Parameters
+    ----------
+    system, t_final, q0, v0, params, inputs, rtol, atol, output_times, initialize,
+    stabilization
+        As in :meth:`mechdae.System.simulate`.
+    dt : float, optional
+        Step of the time-stepping stretches (default: ``span / 5000``).
+    chatter_events : int
+        Events within ``chatter_window`` that count as chattering (20).
+    chatter_window : float, optional
+        Seconds (default ``span / 100``).
+    settle_steps : int
+        Steps over which contacts must be stably open or closed before the switch back (50).
+    settle_gap, settle_vel : float
+        Gap (m) and normal speed (m/s) below which a contact counts as closed.
+    stretch : float, optional
+        Length of one time-stepping chunk (default ``max(200 dt, span / 50)``).
+    zeno_to_timestepping : bool
+        Use time stepping across detected accumulations of impacts (default); ``False``
+        lets the event driver extrapolate to the accumulation point instead.
+    timestepping_options : dict, optional
+        Extra options for the time-stepping driver.
+    **options
+        Options of the event driver (see :func:`mechdae.simulate.event.simulate_event`).
+
+    Returns
+    -------
+    Result
+        ``res.stats["method"] == "auto"``; ``res.stats["switches"]``; ``"switch"`` events.
+
+    Examples
+    --------
+    >>> res = md.load("models/bouncing_ball.py").compile().simulate(5.0)  # doctest: +SKIP
+    >>> [e.extra["to"] for e in res.events if e.kind == "switch"]         # doctest: +SKIP
+    ['timestepping', 'event']
+    """
+    if not system.contact_names:
+        return simulate_smooth(system, t_final, q0=q0, v0=v0, params=params, inputs=inputs,
+                               method="cvodes", rtol=rtol, atol=atol, output_times=output_times,
+                               initialize=initialize, stabilization=stabilization,
+                               **{k: v for k, v in options.items()
+                                  if k in ("n_out", "integrator_options")})
+    wall0 = _time.perf_counter()
+    aopts = dict(AUTO_DEFAULTS)
+    for k in list(options):
+        if k in aopts:
+            aopts[k] = options.pop(k)
+    eopts = dict(DEFAULTS)
+    unknown = set(options) - set(eopts)
+    if unknown:
+        raise TypeError(f"simulate(method='auto'): unknown option(s) {sorted(unknown)}; "
+                        f"options: {', '.join(sorted(set(eopts) | set(aopts)))}")
+    eopts.update(options)
+    ts_driver = _timestepping()
+    if ts_driver is not None and aopts["zeno_to_timestepping"]:
+        eopts["zeno_action"] = "report"
+    specs = resolve_inputs(system, inputs)
+    pv = system.param_vector(params)
+    H, K, _ = stabilization_matrices(system, stabilization)
+    ts = _output_grid(t_final, output_times, eopts["n_out"])
+    t0, t_end = ts[0], ts[-1]
+    span = t_end - t0
+    dt = aopts["dt"] or span / 5000.0
+    window = aopts["chatter_window"] or span / 100.0
+    n_chat = int(aopts["chatter_events"])
+    stretch = aopts["stretch"] or max(200 * dt, span / 50.0)
+    x0, init_report = _initial_state(system, q0, v0, t0, pv, initialize)
+    eng = EventEngine(system, specs, pv, H, K, rtol, atol, eopts)
+    nq, nu = system.nq, system.nu
+    switches = 0
+    ts_steps = 0
+
+    def monitor(e):
+        if e.zeno_detected is not None:
+            return True
+        if ts_driver is None:
+            return False
+        times = [ev.t for ev in e.events if ev.kind not in ("switch",)]
+        return len(times) >= n_chat and times[-1] - times[-n_chat] <= window
+
+    eng.start(t0, x0)
+    touching = ()
+    while True:
+        reason = eng.advance(t_end, ts, monitor=monitor if ts_driver is not None else None)
+        if reason == "done":
+            break
+        # ---- time stepping across the stretch
+        why = "accumulation" if eng.zeno_detected is not None else "chatter"
+        t_a = eng.t
+        t_goal = t_end
+        if eng.zeno_detected is not None:
+            _, _, t_inf, _ = eng.zeno_detected
+            t_goal = min(t_end, max(t_inf + stretch / 4, t_a + stretch))
+        eng.zeno_detected = None
+        eng.events.append(Event(t_a, None, "switch", None, eng.energy(eng.x, t_a),
+                                eng.energy(eng.x, t_a), to="timestepping", reason=why))
+        switches += 1
+        x = eng.x.copy()
+        settled = False
+        while eng.t < t_end - 1e-12 * max(1.0, abs(t_end)) and not settled:
+            t_b = min(t_end, max(eng.t + stretch, t_goal))
+            t_goal = t_b
+            n = max(1, int(round((t_b - eng.t) / dt)))
+            tsopt = dict(aopts["timestepping_options"] or {})
+            r = ts_driver(system, eng.t + n * dt, q0=x[:nq], v0=x[nq:nq + nu], params=params,
+                          inputs=inputs, dt=dt, t0=eng.t, initialize=False, **tsopt)
+            ts_steps += n
+            for ev in r.events:
+                ev.extra["method"] = "timestepping"
+                eng.events.append(ev)
+            T, Q, U = r.t, r.q, r.v
+            # outputs inside the stretch: nearest step
+            k = eng.k_out if hasattr(eng, "k_out") else 0
+            while k < ts.size and ts[k] <= T[-1] + 1e-12:
+                j = int(np.argmin(np.abs(T - ts[k])))
+                eng.samples_t.append(float(ts[k]))
+                eng.samples_x.append(np.concatenate([Q[j], U[j], x[nq + nu:]]))
+                eng.samples_mode.append(None)
+                k += 1
+            eng.k_out = k
+            x = np.concatenate([Q[-1], U[-1], x[nq + nu:]])
+            eng.t = float(T[-1])
+            eng.x = x
+            settled, touching, x = _settled(eng, Q, U, x, aopts)
+        if eng.t >= t_end - 1e-12 * max(1.0, abs(t_end)):
+            eng.record()
+            break
+        eng.events.append(Event(eng.t, None, "switch", None, eng.energy(x, eng.t),
+                                eng.energy(x, eng.t), to="event"))
+        switches += 1
+        eng.impact_log = {i: [] for i in range(eng.nc)}
+        eng.start(eng.t, x, touching=touching)
+    stats = dict(method="auto", switches=switches, timestepping_steps=ts_steps,
+                 timestepping_dt=dt if ts_steps else None)
+    res = build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
+    return res
+
+
+def _settled(eng, Q, U, x, aopts):
+    """Whether every contact stayed open or closed over the last steps; closed contacts
+    get their normal speed projected to zero (minimum kinetic-energy change)."""
+    m = min(int(aopts["settle_steps"]), Q.shape[0])
+    nq, nu = eng.system.nq, eng.system.nu
+    F = eng.system.functions
+    pv = eng.pv
+    tail_q, tail_u = Q[-m:], U[-m:]
+    gaps = np.array(F["gap"].map(m)(tail_q.T, 0.0, pv[:, None])).T       # (m, nc)
+    Wm = np.array(F["W"].map(m)(tail_q.T, 0.0, pv[:, None]))             # rows x (nu*m)
+    nrows = Wm.shape[0]
+    Wm = Wm.reshape(nrows, m, nu, order="F") if False else \
+        np.stack([Wm[:, k * nu:(k + 1) * nu] for k in range(m)])         # (m, rows, nu)
+    vel = np.einsum("mrn,mn->mr", Wm, tail_u)
+    g_tol, v_tol = aopts["settle_gap"], aopts["settle_vel"]
+    closed, ok = [], True
+    for i in range(eng.nc):
+        o = eng.offs[i]
+        g, vn = gaps[:, i], vel[:, o]
+        if np.all(g > g_tol):
+            continue
+        if np.all(np.abs(g) <= g_tol) and np.all(np.abs(vn) <= v_tol):
+            closed.append(i)
+            continue
+        ok = False
+    if not ok:
+        return False, (), x
+    if closed:
+        # positions: Gauss-Newton on the gaps of the closed contacts (the time-stepping
+        # scheme leaves an O(dt) penetration)
+        x = x.copy()
+        for _ in range(5):
+            tm = eng.terms(x, eng.t)
+            g = tm["gap"][closed]
+            if np.max(np.abs(g)) < 1e-13:
+                break
+            rows = np.array([tm["W"][eng.offs[i]] for i in closed])
+            Ninv_rows = rows @ np.linalg.pinv(np.array(F["N"](x[:nq], pv)))
+            Gq = Ninv_rows
+            x[:nq] = x[:nq] - Gq.T @ np.linalg.solve(Gq @ Gq.T, g)
+        tm = eng.terms(x, eng.t)
+        rows = np.array([tm["W"][eng.offs[i]] for i in closed])
+        M = tm["M"]
+        u = x[nq:nq + nu]
+        Mi_Wt = np.linalg.solve(M, rows.T)
+        lam = np.linalg.solve(rows @ Mi_Wt, rows @ u)
+        x = x.copy()
+        x[nq:nq + nu] = u - Mi_Wt @ lam
+    return True, tuple(closed), x
+
+
+register_method("auto", simulate_auto)

@@ -1,0 +1,49 @@
+r"""Bouncing ball: a ball of radius ``R`` and mass ``m`` on horizontal ground.
+
+Coordinates: the center ``(x, y)``; ``T = m/2 (x'^2 + y'^2)``, ``V = m g y``. One contact,
+``ground``, with gap ``g = y - R``, sliding velocity ``x'``, Newton restitution ``e`` and
+friction ``mu``.
+
+Dropped from rest at height ``h0`` (center at ``R + h0``), the ball hits the ground at
+``t_1 = sqrt(2 h0 / g)`` with speed ``v_1 = g t_1``; flight ``k`` after impact ``k`` lasts
+``2 e^k v_1 / g``, so the impact times form a geometric series,
+``t_{k+1} - t_k = e (t_k - t_{k-1})``, with the accumulation (Zeno) point
+
+.. math::
+
+    t_\infty = t_1 + \frac{2 v_1 e}{g (1 - e)},
+
+after which the ball rests: ``y = R``, ``y' = 0``, normal force ``m g``.
+"""
+import mechdae as md
+
+SIMULATION = dict(
+    t_final=5.0,
+    q0={"x": 0.0, "y": 1.1},
+    v0={},
+    method="auto",
+    stabilization=None,
+    plot=["y"],
+)
+
+
+def build(R=0.1, m=1.0, g=9.81, e=0.8, mu=0.0):
+    """Build the bouncing ball.
+
+    Parameters
+    ----------
+    R, m, g : float
+        Radius (m), mass (kg), gravity (m/s^2): parameter defaults.
+    e, mu : float
+        Restitution and friction of the ground contact (fixed at build time, since the
+        time-stepping driver reads contact laws as numbers).
+    """
+    model = md.Model("bouncing_ball")
+    x, y = model.coordinates("x y")
+    R = model.parameter("R", R)
+    mass = model.parameter("m", m)
+    g = model.parameter("g", g)
+    model.kinetic_energy(0.5 * mass * (md.der(x) ** 2 + md.der(y) ** 2))
+    model.potential_energy(mass * g * y)
+    model.contact("ground", gap=y - R, tangent=x, restitution=e, friction=mu)
+    return model
