@@ -205,3 +205,82 @@ def test_variable_length_chain_conserves_energy_without_control(n, g, t_final):
     if g:
         assert np.ptp(TV[:, 0]) > 1e-2 * scale              # energy is exchanged T <-> V
     assert np.ptp(res["xi11"]) > 1e-2                        # the telescopic part moves
+
+
+# ---------------------------------------------------------------------- skier
+def test_reference_perturbation_solution_is_designed_rate():
+    """For diagonal gains each holonomic residual obeys y'' + 2 zeta w y' + w^2 y = 0:
+    critically damped, y = (y0 + (z0 + w y0) t) exp(-w t); psi = psi0 exp(-gamma t)."""
+    w, gam = 4.0, 3.0
+    H = np.array([[-w * w], [0.0]])
+    K = np.array([[-2 * w, 0.0], [0.0, -gam]])
+    t = np.linspace(0, 2, 11)
+    X = ref_perturbation(H, K, np.array([0.1, 0.3, 0.05]), t)
+    assert np.allclose(X[:, 0], (0.1 + (0.3 + w * 0.1) * t) * np.exp(-w * t), atol=1e-14)
+    assert np.allclose(X[:, 2], 0.05 * np.exp(-gam * t), atol=1e-14)
+
+
+@pytest.fixture(scope="module")
+def skier():
+    sk = _load("skier")
+    return sk, sk.build(a_p=0.1, w_p=2.0)
+
+
+def test_skier_follows_program_and_path(skier):
+    """On the program manifold: all five program constraints and the board constraint hold,
+    the board runs along y = A sin(kx), the controls (multipliers) stay finite."""
+    sk, model = skier
+    sys = model.compile(stabilization=sk.stabilization())
+    q0, v0 = sk.initial_state(a_p=0.1, w_p=2.0)
+    res = sys.simulate(8.0, q0=q0, v0=v0, output_times=np.linspace(0, 8, 161), rtol=1e-10,
+                       atol=1e-12)
+    assert sys.constraint_names == list(sk.HOLONOMIC + sk.NONHOLONOMIC)
+    for name in sys.constraint_names:
+        assert np.abs(res.residuals[name]).max() < 1e-6, name
+        assert np.all(np.isfinite(res.multipliers[name])), name
+    assert np.abs(res["y"] - 1.5 * np.sin(0.4 * res["x"])).max() < 1e-6
+    assert np.abs(res["psi1"] - 1.2 - 0.1 * np.sin(2.0 * res.t)).max() < 1e-6
+    # top of the leg rod at the program height l_c = 0.9 (8.2)
+    assert np.abs((res["xi11"] + 0.8) * np.sin(res["psi1"]) - 0.9).max() < 1e-6
+    # downhill on the frictionless slope (sin 0.2 g = 1.95 m/s^2 along the fall line):
+    # more than two full waves of the path (2 pi / k = 15.7 m) in 8 s
+    assert res["x"][-1] > 2 * 2 * np.pi / 0.4
+    assert np.all(np.diff(res["x"]) > 0)
+
+
+@pytest.mark.parametrize("coupling", [0.0, 0.7])
+def test_skier_constraint_drift_decays_at_designed_rate(skier, coupling):
+    """Start off the program (initialize=False): the constraint perturbations
+    y = phi(q, t), z = (phi', psi) must follow y' = z_hol, z' = H y + K z (5.5) with the
+    (H, K) of models/skier.py -- the Mukharlyamov control law (5.6) -- i.e. the figures
+    7-8 of the paper: the drift decays at the designed rate (here omega = 4, gamma = 3)."""
+    sk, model = skier
+    stab = sk.stabilization(omega=4.0, zeta=1.0, gamma=3.0, coupling=coupling)
+    sys = model.compile(stabilization=stab)
+    q0, v0 = sk.initial_state(a_p=0.1, w_p=2.0)
+    q0 = dict(q0, phi0=q0["phi0"] + 0.02, phi1=q0["phi1"] + 0.05, psi1=q0["psi1"] + 0.03,
+              xi12=q0["xi12"] + 0.02)
+    v0 = dict(v0)
+    v0["der(y)"] += 0.1
+    v0["der(psi1)"] += -0.05
+    qa, ua, _, _, _ = sys.state_arrays(q0, v0)
+    y0, z0, _, _ = sys.functions["constraints"](qa, ua, 0.0, sys.param_vector())
+    x0 = np.concatenate([np.array(y0).ravel(), np.array(z0).ravel()])
+    assert np.abs(x0).max() > 0.01                       # really off the manifold
+    t = np.linspace(0, 3.0, 61)
+    res = sys.simulate(3.0, q0=q0, v0=v0, output_times=t, initialize=False, rtol=1e-11,
+                       atol=1e-13)
+    X = ref_perturbation(stab.H, stab.K, x0, res.t)
+    for i, name in enumerate(sk.HOLONOMIC):
+        assert np.allclose(res.residuals[name], X[:, i], atol=1e-7), name
+    assert np.allclose(res.residuals["skate"], X[:, -1], atol=1e-7)
+    # decayed: after 3 s (12 time constants) the largest residual is below 1 % of the
+    # initial perturbation (critically damped: (y0 + (z0 + w y0) t) exp(-w t))
+    final = max(abs(res.residuals[n][-1]) for n in sys.constraint_names)
+    assert final < 1e-2 * np.abs(x0).max()
+    # and without stabilization the drift does not decay (grows linearly in y)
+    res0 = model.compile(stabilization=None).simulate(
+        3.0, q0=q0, v0=v0, output_times=t, initialize=False, rtol=1e-11, atol=1e-13)
+    i_lean = sk.HOLONOMIC.index("lean")
+    y_lean = x0[i_lean] + x0[len(sk.HOLONOMIC) + i_lean] * res0.t
+    assert np.allclose(res0.residuals["lean"], y_lean, atol=1e-7)
