@@ -3,6 +3,7 @@
     mechdae --version
     mechdae lcp FILE [--method lemke|pgs|...]     solve an LCP stored in a text file
     mechdae run MODEL.py [--t-final T] [--plot out.png] [-p name=value ...]
+    mechdae regions MODEL.py [--f 0.5] [--out map.png]   impact outcome map (seed 000)
 """
 import argparse
 import sys
@@ -23,6 +24,8 @@ def _parser():
         run_cli = None
     if run_cli is not None:
         run_cli.add_parser(sub)
+    from .contact import _cli as contact_cli
+    contact_cli.add_parser(sub)
     return p
 
 
