@@ -238,8 +238,9 @@ class ModeSet:
         o = dict(abstol=atol, reltol=rtol, max_num_steps=100000)
         o.update(opts)
         grid = [j / K for j in range(1, K + 1)]
-        Ik = ca.integrator(f"{system.name}_{mode}_win", "cvodes", dae, 0.0, grid, o)
-        I1 = ca.integrator(f"{system.name}_{mode}_shoot", "cvodes", dae, 0.0, [1.0], o)
+        tag = "m" + mode.replace("+", "p").replace("-", "m")
+        Ik = ca.integrator(f"{system.name}_{tag}_win", "cvodes", dae, 0.0, grid, o)
+        I1 = ca.integrator(f"{system.name}_{tag}_shoot", "cvodes", dae, 0.0, [1.0], o)
         x0 = ca.MX.sym("x0", nx)
         Ps = ca.MX.sym("Ps", nP)
         X = Ik(x0=x0, p=Ps)["xf"]
@@ -402,7 +403,7 @@ class EventEngine:
         return [i for i in range(self.nc)
                 if mode[i] != OPEN or g[i] <= self.gap_tol]
 
-    def decide(self, x, t, candidates, mode, record=True, cause=None):
+    def decide(self, x, t, candidates, mode, record=True, cause=None, tol=1e-9):
         """New mode for contacts in ``candidates`` from the contact-force problem."""
         from ..contact.kernels import contact_forces, impact
         nq, nu = self.nq_nu()
@@ -431,7 +432,7 @@ class EventEngine:
                     f"contact '{self.names[i]}': sustained sliding with spatial friction "
                     "(two tangent directions, 0 < mu < inf) is not supported by method='event'; "
                     "use method='timestepping'")
-        sol = contact_forces(D, b, vt, mu, dim=d, slide_tol=self.vel_tol)
+        sol = contact_forces(D, b, vt, mu, dim=d, slide_tol=self.vel_tol, tol=tol)
         if sol.status == "inconsistent":
             U, Fv, who = self._painleve_numbers(D, b, vt, mu, idx)
             msg = (f"Painlevé inconsistency at t = {t:.12g}: contact '{who}' sliding with "
@@ -817,6 +818,19 @@ class EventEngine:
             touch = self.touching(tm, self.x[nq:nq + nu], self.mode)
             old = self.mode
             self.mode, self.x = self.decide(self.x, self.t, touch, self.mode)
+            if self.mode == old:
+                # located just past the crossing, the violation can be below the kernel's
+                # tolerance: decide again with a tight one, then a hair later
+                self.mode, self.x = self.decide(self.x, self.t, touch, self.mode, tol=1e-14)
+            for delta in (1e-10, 1e-9, 1e-8):
+                if self.mode != old:
+                    break
+                dt = delta * max(1.0, abs(self.t))
+                xf, _ = self.modeset(old).shoot(self.x, self.P(self.t, dt))
+                x1 = np.array(xf).ravel()
+                new, x1 = self.decide(x1, self.t + dt, touch, old, tol=1e-14)
+                if new != old:
+                    self.t, self.x, self.mode = self.t + dt, x1, new
             if self.mode == old:
                 # a transition the contact problem does not confirm (round-off at a
                 # tangency): count it and continue
