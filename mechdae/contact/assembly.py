@@ -149,6 +149,7 @@ class _Assembler:
                 vals.append(x)
         self.law_const = None
         self.law_F = None
+        self._law_cache = {}
         if sx:
             d = s._d
             expr = ca.vertcat(*[ca.SX(x) if not isinstance(x, ca.SX) else x for x in vals])
@@ -162,7 +163,13 @@ class _Assembler:
         if self.law_const is not None:
             L = self.law_const
         else:
-            L = np.array(self.law_F(pv)).reshape(-1, 3)
+            key = pv.tobytes()
+            L = self._law_cache.get(key)
+            if L is None:
+                L = np.array(self.law_F(pv)).reshape(-1, 3)
+                if len(self._law_cache) > 64:
+                    self._law_cache.clear()
+                self._law_cache[key] = L
         return L[:, 0], L[:, 1], L[:, 2]
 
     def law_values_batch(self, P):
@@ -198,12 +205,18 @@ class _Assembler:
             if len(self._maps) > 8:
                 self._maps.clear()
             self._maps[N] = Fm
-        res = Fm(Q, U, VX, np.full((1, N), float(t)), P, Wv)
-        out = {}
-        for name, r_, (rows, cols) in zip(self.out_names, res, self.shapes):
-            a = np.asarray(r_.full() if hasattr(r_, "full") else r_)
-            out[name] = a.reshape(rows, N, cols).transpose(1, 0, 2)
-        return out
+        # buffer evaluation: inputs as (N, n) C arrays = column-major (n, N); outputs
+        # (rows, N*cols) column-major = C arrays (N*cols, rows)
+        ins = [np.ascontiguousarray(x.T) for x in (Q, U, VX, np.full((1, N), float(t)), P, Wv)]
+        outs = [np.empty((N * c, r_)) for (r_, c) in self.shapes]
+        buf, ev = Fm.buffer()
+        for i, a in enumerate(ins):
+            buf.set_arg(i, memoryview(a))
+        for i, a in enumerate(outs):
+            buf.set_res(i, memoryview(a))
+        ev()
+        return {name: a.reshape(N, cols, rows).transpose(0, 2, 1)
+                for name, a, (rows, cols) in zip(self.out_names, outs, self.shapes)}
 
 
 def _assembler(system):
