@@ -1,0 +1,460 @@
+r"""Ivanov's unified equations of a body on a unilateral support (``method="unified"``).
+
+One set of equations for flight, sustained contact and impacts (seed 003, eqs. 2.7–2.9 and
+3.9–3.11), generalized to any compiled model with exactly one unilateral contact (gap
+``g(q)``, normal row ``w_n``, tangent rows ``W_t``) and no bilateral constraints:
+
+.. math::
+
+    g = |s|, \qquad \dot g = \mathcal W v \,\mathrm{sign}\, s, \qquad
+    \mathcal W = 1 - k\,\mathrm{sign}(s v), \qquad k = \frac{1 - \kappa}{1 + \kappa},
+
+    \dot s = \mathcal W v, \qquad \dot v = \mathcal W^{-1} F\, \mathrm{sign}\, s
+    \quad (s = v = 0:\ \dot s = 0,\ \dot v = \max\{0, F\}),
+
+    u = \tilde u + b\, \dot g, \qquad
+    \dot{\tilde u} = M^{-1} h - b F - \dot b\, \dot g ,
+
+with ``F = w_n^T M^{-1} h + \dot w_n^T u`` the free gap acceleration (``\ddot g = U N + F``,
+2.5) and ``b`` the velocity change of an impact per unit jump of ``\dot g``:
+``b = M^{-1}(w_n - \mu W_t^T \sigma) / (w_n^T M^{-1}(w_n - \mu W_t^T \sigma))`` with the
+sliding direction ``\sigma = W_t \tilde u / |W_t \tilde u|`` (frictionless: ``\mu = 0``).
+``\tilde u`` is the generalization of Ivanov's quasi-velocities ``\dot\pi`` (3.10): it is
+continuous through impacts (``P = -H/(1 + \kappa^*)``), so the state ``(q, \tilde u, s, v)``
+is continuous for the whole motion and the Newton law ``\dot g^+ = -\kappa \dot g^-``
+holds automatically when ``s`` changes sign. In sustained contact the same equation gives
+``\dot{\tilde u} = M^{-1}(h + (w_n - \mu W_t^T\sigma)\lambda_n)``, ``\lambda_n = -F/U``.
+When sliding stops in contact the contact rolls (stick: ``\dot{\tilde u} = M^{-1}(h + W^T
+\lambda)`` with ``W \dot u + \dot W u = 0``), as Ivanov's §3 "straight line" phase.
+
+Integration (our choice, the right-hand side being discontinuous on ``s = 0`` and
+``v = 0``): classical RK4 with a fixed step ``dt``; every sign change of ``s`` or ``v``,
+the lift-off (``F`` through 0 in contact) and the end of sliding are located by a secant
+(Illinois) search on the step length, so each smooth piece is integrated at fourth order.
+When impacts accumulate (the next flight would last less than ``t_snap``) the state is
+put on ``s = v = 0`` (the attractor of (2.8)–(2.9), Ivanov's Lyapunov function (2.17)),
+recorded as an ``"accumulation"`` event. One CasADi call per RK4 step (Python loop).
+"""
+import time as _time
+
+import casadi as ca
+import numpy as np
+
+from .result import Result, Event
+
+__all__ = ["simulate_unified", "unified_functions"]
+
+
+def _check(system):
+    nc = len(system.contact_names)
+    if nc != 1:
+        raise ValueError(f"{system.name}: method 'unified' needs exactly one unilateral "
+                         f"contact (seed 003 formulation), the model has {nc}"
+                         + (f" ({', '.join(system.contact_names)})" if nc else "")
+                         + "; use method='timestepping' or 'event'")
+    if system.m + system.k:
+        raise ValueError(f"{system.name}: method 'unified' does not handle bilateral "
+                         f"constraints ({', '.join(system.constraint_names)}); use method="
+                         "'timestepping' or 'event'")
+    if system.nv + system.nz or system.w_names:
+        raise ValueError(f"{system.name}: method 'unified' does not handle extra variables "
+                         "or inputs")
+
+
+def unified_functions(system):
+    """CasADi Functions of the unified form (built once per System).
+
+    Returns
+    -------
+    dict with ``rhs(x, t, p, mode) -> xdot``, ``step(x, t, h, p, mode) -> x`` (RK4),
+    ``mon(x, t, p, mode) -> (F, vt, u, gdot, b, U, lam_stick)``, ``init`` data.
+    ``x = (q, ut, s, v)``; ``mode`` 0: frictionless or sliding, 1: rolling (stick).
+    """
+    cache = system.__dict__.setdefault("_unified", {})
+    if "f" in cache:
+        return cache["f"]
+    _check(system)
+    d = system._d
+    c = system.contacts[0]
+    nq, nu, nt = system.nq, system.nu, c["n_tangent"]
+    q, t, p = d.q, d.t, d.p
+    ut = ca.SX.sym("ut", nu)
+    s = ca.SX.sym("s")
+    v = ca.SX.sym("v")
+    mode = ca.SX.sym("mode")
+    x = ca.vertcat(q, ut, s, v)
+    kappa = c["restitution"]
+    mu = c["friction"] if nt else 0.0
+    kappa = ca.SX(kappa) if not isinstance(kappa, ca.SX) else kappa
+    k = (1 - kappa) / (1 + kappa)
+    Wfull = d.W
+    wn = Wfull[0, :].T
+    Wt = Wfull[1:1 + nt, :]
+    M = d.M
+    # sliding direction from the continuous velocity ut
+    if nt and (not isinstance(mu, (int, float)) or mu > 0):
+        vt = ca.mtimes(Wt, ut)
+        nvt = ca.norm_2(vt)
+        sig = ca.if_else(nvt > 1e-14, vt / (nvt + 1e-300), ca.DM.zeros(nt))
+        dirn_slide = wn - mu * ca.mtimes(Wt.T, sig)
+    else:
+        vt = ca.mtimes(Wt, ut) if nt else ca.SX(0, 1)
+        dirn_slide = wn
+    Mi_slide = ca.solve(M, dirn_slide)
+    U_slide = ca.dot(wn, Mi_slide)
+    b_slide = Mi_slide / U_slide
+    if nt:
+        MiWT = ca.solve(M, Wfull.T)
+        Dfull = ca.mtimes(Wfull, MiWT)
+        e1 = ca.DM.zeros(1 + nt)
+        e1[0] = 1
+        y = ca.solve(Dfull, e1)
+        b_stick = ca.mtimes(MiWT, y)
+        U_stick = 1.0 / y[0]
+    else:
+        b_stick, U_stick = b_slide, U_slide
+    stick = mode > 0.5
+    b = ca.if_else(stick, b_stick, b_slide)
+    U = ca.if_else(stick, U_stick, U_slide)
+    sgn_s = ca.if_else(s != 0, ca.sign(s), ca.sign(v))
+    Wk = 1 - k * ca.sign(sgn_s * v)
+    gd = Wk * v * sgn_s
+    u = ut + b * gd
+    qd = ca.substitute(d.qd, d.u, u)
+    h = ca.substitute(d.h, ca.vertcat(d.u, d.v, d.z),
+                      ca.vertcat(u, ca.SX(0, 1), ca.SX(0, 1)))
+    Mih = ca.solve(M, h)
+    Wdot_u = ca.substitute(d.Wdot_u, d.u, u)
+    F = ca.dot(wn, Mih) + Wdot_u[0]
+    contact = ca.logic_and(s == 0, v == 0)
+    # flight / sliding contact: (I + gd db/dut) ut' = M^-1 h - b F - (db/dq qd) gd
+    A = Mih - b * F - ca.jtimes(b, q, qd) * gd
+    Jb = ca.jacobian(b, ut)
+    utd_gen = ca.solve(ca.SX.eye(nu) + gd * Jb, A)
+    if nt:
+        lam_stick = -ca.solve(Dfull, ca.mtimes(Wfull, Mih) + Wdot_u)
+        utd_stick = Mih + ca.mtimes(MiWT, lam_stick)
+    else:
+        lam_stick = ca.SX.zeros(1)
+        utd_stick = utd_gen
+    utd = ca.if_else(ca.logic_and(stick, ca.logic_and(contact, F <= 0)), utd_stick, utd_gen)
+    sd = ca.if_else(contact, 0, Wk * v)
+    vd = ca.if_else(contact, ca.fmax(0, F), F * sgn_s / Wk)
+    xd = ca.vertcat(qd, utd, sd, vd)
+    rhs = ca.Function("unified_rhs", [x, t, p, mode], [xd])
+    hh = ca.SX.sym("h")
+    k1 = rhs(x, t, p, mode)
+    k2 = rhs(x + hh / 2 * k1, t + hh / 2, p, mode)
+    k3 = rhs(x + hh / 2 * k2, t + hh / 2, p, mode)
+    k4 = rhs(x + hh * k3, t + hh, p, mode)
+    xn = x + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    step = ca.Function("unified_rk4", [x, t, hh, p, mode], [xn])
+    mon = ca.Function("unified_mon", [x, t, p, mode],
+                      [F, vt, u, gd, b, U, lam_stick, Wk])
+    Fn, vtn = mon(xn, t + hh, p, mode)[:2]
+    stepmon = ca.Function("unified_stepmon", [x, t, hh, p, mode],
+                          [xn, Fn, vtn if nt else ca.SX.zeros(1)])
+    # initial mapping: (q, u) -> ut for a given gdot
+    uu = ca.SX.sym("u", nu)
+    gdot0 = ca.SX.sym("gd0")
+    # ut = u - b(q, ut) gd0: fixed point (b depends on ut only through the direction)
+    init = ca.Function("unified_b", [q, ut, p, mode], [b, ca.dot(wn, ut)])
+    out = dict(rhs=rhs, step=step, mon=mon, init=init, stepmon=_fast(stepmon), nq=nq, nu=nu, nt=nt, mu=mu,
+               k=k, kappa=kappa)
+    del uu, gdot0
+    cache["f"] = out
+    return out
+
+
+class _CFunction:
+    """A CasADi Function evaluated through its generated C (ctypes), dense in and out."""
+
+    def __init__(self, f, lib):
+        import ctypes
+        self.f = f
+        self.lib = lib
+        self.cf = getattr(lib, f.name())
+        self.cf.restype = ctypes.c_int
+        self.ins = [np.zeros(f.numel_in(i)) for i in range(f.n_in())]
+        self.outs = [np.zeros(f.numel_out(i)) for i in range(f.n_out())]
+        P = ctypes.POINTER(ctypes.c_double)
+        self.arg = (P * max(1, f.sz_arg()))(*[a.ctypes.data_as(P) for a in self.ins])
+        self.res = (P * max(1, f.sz_res()))(*[a.ctypes.data_as(P) for a in self.outs])
+        self.iw = (ctypes.c_longlong * max(1, f.sz_iw()))()
+        self.w = (ctypes.c_double * max(1, f.sz_w()))()
+
+    def __call__(self, *args):
+        for buf, a in zip(self.ins, args):
+            buf[...] = a
+        if self.cf(self.arg, self.res, self.iw, self.w, 0):
+            raise RuntimeError(f"evaluation of {self.f.name()} failed")
+        return [o.copy() for o in self.outs]
+
+
+def _fast(f):
+    """Generated-C evaluator of ``f`` when a compiler works, else ``f`` itself."""
+    from .timestepping import _compile_library
+    try:
+        return _CFunction(f, _compile_library([f]))
+    except (OSError, RuntimeError):
+        return f
+
+
+def _state0(system, fs, qa, ua, pv):
+    """``(q, ut, s, v)`` from coordinates and speeds (s >= 0 from the gap)."""
+    g = float(system.functions["gap"](qa, 0.0, pv))
+    W = np.array(system.functions["W"](qa, 0.0, pv))
+    gd = float(W[0] @ ua)
+    kap = float(ca.evalf(ca.substitute(ca.SX(fs["kappa"]), system._d.p, ca.DM(pv)))) \
+        if isinstance(fs["kappa"], ca.SX) else float(fs["kappa"])
+    k = (1 - kap) / (1 + kap)
+    if g < -1e-12:
+        raise ValueError(f"{system.name}: initial gap {g:.3g} < 0")
+    g = max(g, 0.0)
+    if g > 0:
+        Wk = 1 - k * np.sign(gd)
+        s, v = g, gd / Wk
+    elif gd > 0:
+        s, v = 0.0, gd / (1 - k)
+    else:
+        if gd < -1e-12:
+            raise ValueError(f"{system.name}: initial state on the support with approaching "
+                             f"normal velocity {gd:.3g}; start with gap > 0 or gdot >= 0")
+        s, v, gd = 0.0, 0.0, 0.0
+    ut = np.array(ua, float)
+    for _ in range(50):                       # ut = u - b(q, ut) gd (b depends on ut's direction)
+        b, _w = fs["init"](qa, ut, pv, 0.0)
+        new = ua - np.array(b).ravel() * gd
+        if np.max(np.abs(new - ut)) < 1e-15 * (1 + np.max(np.abs(ut))):
+            ut = new
+            break
+        ut = new
+    return np.concatenate([qa, ut, [s, v]]), k
+
+
+def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None,
+                     method="unified", dt=1e-3, t_snap=None, event_tol=1e-13,
+                     max_events=100000, output_times=None, **ignored):
+    r"""Integrate Ivanov's unified equations (module docstring) from ``t = 0``.
+
+    Parameters
+    ----------
+    system : System
+        Exactly one contact, no bilateral constraints, no inputs.
+    t_final : float
+    q0, v0, params : as in :meth:`System.simulate`
+    dt : float
+        RK4 step (s).
+    t_snap : float, optional
+        Accumulation threshold: after an impact whose next flight would be shorter than
+        ``t_snap`` the motion continues on the support. Default ``1e-4 * dt``.
+    event_tol : float
+        Time tolerance of event location (s).
+
+    Returns
+    -------
+    Result
+        ``res.q``, ``res.v`` (the physical speeds ``u``), ``res["unified.s"]``,
+        ``res["unified.v"]`` in ``res.x``; events ``"impact"``, ``"apex"``, ``"liftoff"``,
+        ``"accumulation"``, ``"stick"``.
+
+    Raises
+    ------
+    ValueError
+        For a model with a number of contacts other than one, bilateral constraints or
+        inputs.
+    """
+    wall0 = _time.perf_counter()
+    _check(system)
+    fs = unified_functions(system)
+    pv = system.param_vector(params)
+    qa, ua, _, _, _ = system.state_arrays(q0, v0)
+    x, k = _state0(system, fs, qa, ua, pv)
+    nq, nu = fs["nq"], fs["nu"]
+    step, mon, stepmon = fs["step"], fs["mon"], fs["stepmon"]
+    t_final = float(t_final)
+    t_snap = 1e-4 * float(dt) if t_snap is None else float(t_snap)
+    mode = 0.0
+    Ef = system.functions["energy"]
+    cname = system.contact_names[0]
+    ts, xs = [0.0], [x.copy()]
+    events = []
+    n_steps = n_calls = 0
+
+    def monitor(xx, tt):
+        F, vt, u, gd, b, U, lam, Wk = mon(xx, tt, pv, mode)
+        return (float(F), np.array(vt).ravel(), np.array(u).ravel(), float(gd),
+                np.array(b).ravel(), float(U), np.array(lam).ravel())
+
+    def advance(xx, tt, hh):
+        xn_, F_, vt_ = stepmon(xx, tt, hh, pv, mode)
+        return np.asarray(xn_, float).ravel(), float(np.asarray(F_).ravel()[0]), \
+            np.asarray(vt_, float).ravel()
+
+    def ev_values(xx, tt, ref, F, vt):
+        """Event functions whose sign change ends a smooth piece."""
+        s, v = xx[nq + nu], xx[nq + nu + 1]
+        vals = [s, v]
+        if s == 0 and v == 0 or ref is not None and ref[0] == 0 and ref[1] == 0:
+            vals.append(F)                               # liftoff
+        else:
+            vals.append(np.nan)
+        if mode == 0 and fs["nt"] and ref is not None and ref[3] is not None:
+            vals.append(float(np.dot(vt, ref[3])))       # end of sliding
+        else:
+            vals.append(np.nan)
+        return vals
+
+    t = 0.0
+    cur = None
+    while t < t_final * (1 - 1e-15) and len(events) < max_events:
+        h = min(dt, t_final - t)
+        s0, v0_ = x[nq + nu], x[nq + nu + 1]
+        if cur is None:
+            cur = monitor(x, t)[:2]
+        if s0 != 0:
+            # flights shorter than the step: end the step just after the predicted next
+            # zero of s (constant s'' = F sign s), so that no two crossings share a step
+            sg = 1.0 if s0 > 0 else -1.0
+            Wk = 1 - k * np.sign(s0 * v0_)
+            sd, sdd = Wk * v0_, cur[0] * sg
+            a2, a1, a0 = 0.5 * sdd, sd, s0
+            roots = np.roots([a2, a1, a0]) if a2 != 0 else (np.array([-a0 / a1]) if a1 else [])
+            roots = [r.real for r in np.atleast_1d(roots) if abs(r.imag) < 1e-300 and r.real > 0]
+            if roots:
+                h = min(h, 1.02 * min(roots) + 1e-15)
+        if cur is None:
+            cur = monitor(x, t)[:2]
+        F0, vt0 = cur
+        in_contact = s0 == 0 and v0_ == 0
+        sliding_dir = vt0 if (in_contact and mode == 0 and fs["nt"]
+                              and np.linalg.norm(vt0) > 1e-12) else None
+        ref = (s0, v0_, F0, sliding_dir)
+        g0 = [s0, v0_, F0 if in_contact else np.nan,
+              float(np.dot(vt0, sliding_dir)) if sliding_dir is not None else np.nan]
+        xn, Fn, vtn = advance(x, t, h)
+        n_steps += 1
+        g1 = ev_values(xn, t + h, ref, Fn, vtn)
+
+        def crossed(i, a, b_):
+            if np.isnan(a) or np.isnan(b_):
+                return False
+            if i == 2:
+                return a <= 0 < b_                       # F from <= 0 to > 0
+            if i == 3:
+                return b_ <= 0 < a
+            return a != 0 and np.sign(a) != np.sign(b_) and b_ != 0 or (a != 0 and b_ == 0)
+
+        hits = [i for i in range(4) if crossed(i, g0[i], g1[i])]
+        if not hits:
+            x, t = xn, t + h
+            cur = (Fn, vtn)
+            ts.append(t)
+            xs.append(x.copy())
+            continue
+        # locate the earliest event by bisection + secant (Illinois) on the step length
+        best_h, best_i = h, None
+        for i in hits:
+            lo, hi = 0.0, best_h
+            flo, fhi = g0[i], ev_values(*advance(x, t, hi)[:1], t + hi, ref,
+                                        *advance(x, t, hi)[1:])[i]
+            if i == 2:                                   # root of F (from <= 0)
+                flo = min(flo, -1e-300)
+            side = 0
+            for _ in range(200):
+                if hi - lo <= event_tol:
+                    break
+                mid = (lo * fhi - hi * flo) / (fhi - flo) if fhi != flo else 0.5 * (lo + hi)
+                if not (lo < mid < hi):
+                    mid = 0.5 * (lo + hi)
+                xm, Fm, vtm = advance(x, t, mid)
+                fm = ev_values(xm, t + mid, ref, Fm, vtm)[i]
+                n_calls += 1
+                if np.isnan(fm):
+                    break
+                if (fm > 0) == (flo > 0) and fm != 0:
+                    lo, flo = mid, fm
+                    if side == -1:
+                        fhi *= 0.5
+                    side = -1
+                else:
+                    hi, fhi = mid, fm
+                    if side == 1:
+                        flo *= 0.5
+                    side = 1
+            if hi < best_h or best_i is None:
+                best_h, best_i = hi, i
+        x_ev = advance(x, t, best_h)[0]
+        t_ev = t + best_h
+        i = best_i
+        sidx, vidx = nq + nu, nq + nu + 1
+        if i == 0:
+            # impact: s through 0
+            v_ = x_ev[vidx]
+            x_ev[sidx] = 0.0 if abs(x_ev[sidx]) < 1e-300 else x_ev[sidx]
+            F, vt, u, gd, b, U, lam = monitor(x_ev, t_ev)
+            gm, gp = -(1 + k) * abs(v_), (1 - k) * abs(v_)
+            ut = x_ev[nq:nq + nu]
+            q_ = x_ev[:nq]
+            um, up = ut + b * gm, ut + b * gp
+            Tm, Vm = Ef(q_, um, t_ev, pv)
+            Tp, Vp = Ef(q_, up, t_ev, pv)
+            events.append(Event(t_ev, cname, "impact", impulse=np.array([(gp - gm) / U]),
+                                energy_before=float(Tm + Vm), energy_after=float(Tp + Vp),
+                                gdot_before=gm, gdot_after=gp))
+            if F < 0 and 2 * gp / (-F) < t_snap:
+                x_ev[sidx] = 0.0
+                x_ev[vidx] = 0.0
+                events.append(Event(t_ev, cname, "accumulation"))
+            elif x_ev[sidx] == 0.0:
+                # move just past the surface so the sign rule sees the post-impact side
+                x_ev[sidx] = -np.sign(x[sidx]) * 1e-300 if x[sidx] != 0 else 0.0
+        elif i == 1:
+            if x_ev[sidx] != 0:
+                events.append(Event(t_ev, cname, "apex"))
+            x_ev[vidx] = 0.0 if abs(x_ev[vidx]) < 1e-300 else x_ev[vidx]
+        elif i == 2:
+            events.append(Event(t_ev, cname, "liftoff"))
+            # leave the support: v' = F > 0 from here on
+        elif i == 3:
+            mode = 1.0
+            events.append(Event(t_ev, cname, "stick"))
+        x, t = x_ev, t_ev
+        cur = None
+        ts.append(t)
+        xs.append(x.copy())
+        n_calls += 1
+    X = np.array(xs)
+    T = np.array(ts)
+    # physical speeds u along the run (mode is piecewise; recompute with the final-mode rule)
+    Us = np.empty((T.size, nu))
+    modes = np.zeros(T.size)
+    stick_t = next((e.t for e in events if e.kind == "stick"), np.inf)
+    modes[T >= stick_t] = 1.0
+    monm = mon.map(T.size)
+    outs = monm(X.T, T[None, :], pv[:, None], modes[None, :])
+    Us[:] = np.array(outs[2]).T
+    Q = X[:, :nq]
+    if output_times is not None:
+        ot = np.asarray(output_times, float).ravel()
+        idx = np.unique(np.clip(np.searchsorted(T, ot), 0, T.size - 1))
+        T, Q, Us, X = T[idx], Q[idx], Us[idx], X[idx]
+    names = dict(q=system.q_names, u=system.u_names, v=["unified.s", "unified.v"], z=[])
+    Tk, Vp = Ef.map(T.size)(Q.T, Us.T, T[None, :], pv[:, None])
+    kin, pot = np.array(Tk).ravel(), np.array(Vp).ravel()
+    stats = dict(method="unified", steps=n_steps, dt=float(dt), n_events=len(events),
+                 event_calls=n_calls, wall_time=_time.perf_counter() - wall0)
+    res = Result(T, Q, Us, names, x=X[:, nq + nu:], stats=stats, events=events,
+                 energy=kin + pot, kinetic=kin, potential=pot, system=None, params=pv,
+                 name=system.name)
+    res.system = None
+    res.ut = X[:, nq:nq + nu]
+    return res
+
+
+def _register():
+    from . import register_method
+    register_method("unified", simulate_unified)
+
+
+_register()
