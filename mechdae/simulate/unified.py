@@ -82,6 +82,7 @@ def unified_functions(system):
     s = ca.SX.sym("s")
     v = ca.SX.sym("v")
     mode = ca.SX.sym("mode")
+    sig = ca.SX.sym("sig", 3)      # frozen sign(s), sign(s v), contact flag of the piece
     x = ca.vertcat(q, ut, s, v)
     kappa = c["restitution"]
     mu = c["friction"] if nt else 0.0
@@ -95,8 +96,8 @@ def unified_functions(system):
     if nt and (not isinstance(mu, (int, float)) or mu > 0):
         vt = ca.mtimes(Wt, ut)
         nvt = ca.norm_2(vt)
-        sig = ca.if_else(nvt > 1e-14, vt / (nvt + 1e-300), ca.DM.zeros(nt))
-        dirn_slide = wn - mu * ca.mtimes(Wt.T, sig)
+        sdir = ca.if_else(nvt > 1e-14, vt / (nvt + 1e-300), ca.DM.zeros(nt))
+        dirn_slide = wn - mu * ca.mtimes(Wt.T, sdir)
     else:
         vt = ca.mtimes(Wt, ut) if nt else ca.SX(0, 1)
         dirn_slide = wn
@@ -116,8 +117,8 @@ def unified_functions(system):
     stick = mode > 0.5
     b = ca.if_else(stick, b_stick, b_slide)
     U = ca.if_else(stick, U_stick, U_slide)
-    sgn_s = ca.if_else(s != 0, ca.sign(s), ca.sign(v))
-    Wk = 1 - k * ca.sign(sgn_s * v)
+    sgn_s = sig[0]
+    Wk = 1 - k * sig[1]
     gd = Wk * v * sgn_s
     u = ut + b * gd
     qd = ca.substitute(d.qd, d.u, u)
@@ -126,7 +127,7 @@ def unified_functions(system):
     Mih = ca.solve(M, h)
     Wdot_u = ca.substitute(d.Wdot_u, d.u, u)
     F = ca.dot(wn, Mih) + Wdot_u[0]
-    contact = ca.logic_and(s == 0, v == 0)
+    contact = sig[2] > 0.5
     # flight / sliding contact: (I + gd db/dut) ut' = M^-1 h - b F - (db/dq qd) gd
     A = Mih - b * F - ca.jtimes(b, q, qd) * gd
     Jb = ca.jacobian(b, ut)
@@ -141,24 +142,24 @@ def unified_functions(system):
     sd = ca.if_else(contact, 0, Wk * v)
     vd = ca.if_else(contact, ca.fmax(0, F), F * sgn_s / Wk)
     xd = ca.vertcat(qd, utd, sd, vd)
-    rhs = ca.Function("unified_rhs", [x, t, p, mode], [xd])
+    rhs = ca.Function("unified_rhs", [x, t, p, mode, sig], [xd])
     hh = ca.SX.sym("h")
-    k1 = rhs(x, t, p, mode)
-    k2 = rhs(x + hh / 2 * k1, t + hh / 2, p, mode)
-    k3 = rhs(x + hh / 2 * k2, t + hh / 2, p, mode)
-    k4 = rhs(x + hh * k3, t + hh, p, mode)
+    k1 = rhs(x, t, p, mode, sig)
+    k2 = rhs(x + hh / 2 * k1, t + hh / 2, p, mode, sig)
+    k3 = rhs(x + hh / 2 * k2, t + hh / 2, p, mode, sig)
+    k4 = rhs(x + hh * k3, t + hh, p, mode, sig)
     xn = x + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-    step = ca.Function("unified_rk4", [x, t, hh, p, mode], [xn])
-    mon = ca.Function("unified_mon", [x, t, p, mode],
+    step = ca.Function("unified_rk4", [x, t, hh, p, mode, sig], [xn])
+    mon = ca.Function("unified_mon", [x, t, p, mode, sig],
                       [F, vt, u, gd, b, U, lam_stick, Wk])
-    Fn, vtn = mon(xn, t + hh, p, mode)[:2]
-    stepmon = ca.Function("unified_stepmon", [x, t, hh, p, mode],
+    Fn, vtn = mon(xn, t + hh, p, mode, sig)[:2]
+    stepmon = ca.Function("unified_stepmon", [x, t, hh, p, mode, sig],
                           [xn, Fn, vtn if nt else ca.SX.zeros(1)])
     # initial mapping: (q, u) -> ut for a given gdot
     uu = ca.SX.sym("u", nu)
     gdot0 = ca.SX.sym("gd0")
     # ut = u - b(q, ut) gd0: fixed point (b depends on ut only through the direction)
-    init = ca.Function("unified_b", [q, ut, p, mode], [b, ca.dot(wn, ut)])
+    init = ca.Function("unified_b", [q, ut, p, mode, sig], [b, ca.dot(wn, ut)])
     out = dict(rhs=rhs, step=step, mon=mon, init=init, stepmon=_fast(stepmon), nq=nq, nu=nu, nt=nt, mu=mu,
                k=k, kappa=kappa)
     del uu, gdot0
@@ -212,24 +213,28 @@ def _state0(system, fs, qa, ua, pv):
         raise ValueError(f"{system.name}: initial gap {g:.3g} < 0")
     g = max(g, 0.0)
     if g > 0:
-        Wk = 1 - k * np.sign(gd)
+        sw = 1.0 if gd > 0 else -1.0
+        Wk = 1 - k * sw
         s, v = g, gd / Wk
+        sig = [1.0, sw, 0.0]
     elif gd > 0:
         s, v = 0.0, gd / (1 - k)
+        sig = [1.0, 1.0, 0.0]
     else:
         if gd < -1e-12:
             raise ValueError(f"{system.name}: initial state on the support with approaching "
                              f"normal velocity {gd:.3g}; start with gap > 0 or gdot >= 0")
         s, v, gd = 0.0, 0.0, 0.0
+        sig = [1.0, -1.0, 1.0]
     ut = np.array(ua, float)
     for _ in range(50):                       # ut = u - b(q, ut) gd (b depends on ut's direction)
-        b, _w = fs["init"](qa, ut, pv, 0.0)
+        b, _w = fs["init"](qa, ut, pv, 0.0, [1.0, 1.0, 0.0])
         new = ua - np.array(b).ravel() * gd
         if np.max(np.abs(new - ut)) < 1e-15 * (1 + np.max(np.abs(ut))):
             ut = new
             break
         ut = new
-    return np.concatenate([qa, ut, [s, v]]), k
+    return np.concatenate([qa, ut, [s, v]]), k, sig
 
 
 def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None,
@@ -269,7 +274,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     fs = unified_functions(system)
     pv = system.param_vector(params)
     qa, ua, _, _, _ = system.state_arrays(q0, v0)
-    x, k = _state0(system, fs, qa, ua, pv)
+    x, k, sig = _state0(system, fs, qa, ua, pv)
     nq, nu = fs["nq"], fs["nu"]
     step, mon, stepmon = fs["step"], fs["mon"], fs["stepmon"]
     t_final = float(t_final)
@@ -277,17 +282,17 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     mode = 0.0
     Ef = system.functions["energy"]
     cname = system.contact_names[0]
-    ts, xs = [0.0], [x.copy()]
+    ts, xs, sigs = [0.0], [x.copy()], [list(sig)]
     events = []
     n_steps = n_calls = 0
 
     def monitor(xx, tt):
-        F, vt, u, gd, b, U, lam, Wk = mon(xx, tt, pv, mode)
+        F, vt, u, gd, b, U, lam, Wk = mon(xx, tt, pv, mode, sig)
         return (float(F), np.array(vt).ravel(), np.array(u).ravel(), float(gd),
                 np.array(b).ravel(), float(U), np.array(lam).ravel())
 
     def advance(xx, tt, hh):
-        xn_, F_, vt_ = stepmon(xx, tt, hh, pv, mode)
+        xn_, F_, vt_ = stepmon(xx, tt, hh, pv, mode, sig)
         return np.asarray(xn_, float).ravel(), float(np.asarray(F_).ravel()[0]), \
             np.asarray(vt_, float).ravel()
 
@@ -295,7 +300,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         """Event functions whose sign change ends a smooth piece."""
         s, v = xx[nq + nu], xx[nq + nu + 1]
         vals = [s, v]
-        if s == 0 and v == 0 or ref is not None and ref[0] == 0 and ref[1] == 0:
+        if sig[2] > 0.5:
             vals.append(F)                               # liftoff
         else:
             vals.append(np.nan)
@@ -312,21 +317,10 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         s0, v0_ = x[nq + nu], x[nq + nu + 1]
         if cur is None:
             cur = monitor(x, t)[:2]
-        if s0 != 0:
-            # flights shorter than the step: end the step just after the predicted next
-            # zero of s (constant s'' = F sign s), so that no two crossings share a step
-            sg = 1.0 if s0 > 0 else -1.0
-            Wk = 1 - k * np.sign(s0 * v0_)
-            sd, sdd = Wk * v0_, cur[0] * sg
-            a2, a1, a0 = 0.5 * sdd, sd, s0
-            roots = np.roots([a2, a1, a0]) if a2 != 0 else (np.array([-a0 / a1]) if a1 else [])
-            roots = [r.real for r in np.atleast_1d(roots) if abs(r.imag) < 1e-300 and r.real > 0]
-            if roots:
-                h = min(h, 1.02 * min(roots) + 1e-15)
         if cur is None:
             cur = monitor(x, t)[:2]
         F0, vt0 = cur
-        in_contact = s0 == 0 and v0_ == 0
+        in_contact = sig[2] > 0.5
         sliding_dir = vt0 if (in_contact and mode == 0 and fs["nt"]
                               and np.linalg.norm(vt0) > 1e-12) else None
         ref = (s0, v0_, F0, sliding_dir)
@@ -343,7 +337,10 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
                 return a <= 0 < b_                       # F from <= 0 to > 0
             if i == 3:
                 return b_ <= 0 < a
-            return a != 0 and np.sign(a) != np.sign(b_) and b_ != 0 or (a != 0 and b_ == 0)
+            if i == 0:
+                return sig[2] < 0.5 and (b_ * sig[0] < 0 or (b_ == 0 and a != 0))   # s: 0
+            sv = sig[0] * sig[1]                                                    # v: 0
+            return sig[2] < 0.5 and (b_ * sv < 0 or (b_ == 0 and a != 0))
 
         hits = [i for i in range(4) if crossed(i, g0[i], g1[i])]
         if not hits:
@@ -351,6 +348,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             cur = (Fn, vtn)
             ts.append(t)
             xs.append(x.copy())
+            sigs.append(list(sig))
             continue
         # locate the earliest event by bisection + secant (Illinois) on the step length
         best_h, best_i = h, None
@@ -405,17 +403,16 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             if F < 0 and 2 * gp / (-F) < t_snap:
                 x_ev[sidx] = 0.0
                 x_ev[vidx] = 0.0
+                sig = [1.0, -1.0, 1.0]
                 events.append(Event(t_ev, cname, "accumulation"))
-            elif x_ev[sidx] == 0.0:
-                # move just past the surface so the sign rule sees the post-impact side
-                x_ev[sidx] = -np.sign(x[sidx]) * 1e-300 if x[sidx] != 0 else 0.0
+            else:
+                sig = [-sig[0], 1.0, 0.0]
         elif i == 1:
-            if x_ev[sidx] != 0:
-                events.append(Event(t_ev, cname, "apex"))
-            x_ev[vidx] = 0.0 if abs(x_ev[vidx]) < 1e-300 else x_ev[vidx]
+            events.append(Event(t_ev, cname, "apex"))
+            sig = [sig[0], -sig[1], 0.0]
         elif i == 2:
             events.append(Event(t_ev, cname, "liftoff"))
-            # leave the support: v' = F > 0 from here on
+            sig = [1.0, 1.0, 0.0]       # leave the support: v' = F > 0 from here on
         elif i == 3:
             mode = 1.0
             events.append(Event(t_ev, cname, "stick"))
@@ -423,6 +420,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         cur = None
         ts.append(t)
         xs.append(x.copy())
+        sigs.append(list(sig))
         n_calls += 1
     X = np.array(xs)
     T = np.array(ts)
@@ -432,7 +430,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     stick_t = next((e.t for e in events if e.kind == "stick"), np.inf)
     modes[T >= stick_t] = 1.0
     monm = mon.map(T.size)
-    outs = monm(X.T, T[None, :], pv[:, None], modes[None, :])
+    outs = monm(X.T, T[None, :], pv[:, None], modes[None, :], np.array(sigs).T)
     Us[:] = np.array(outs[2]).T
     Q = X[:, :nq]
     if output_times is not None:
