@@ -386,7 +386,11 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         t_ev = t + best_h
         i = best_i
         sidx, vidx = nq + nu, nq + nu + 1
-        if i == 0:
+        if i == 0 and best_h <= 10 * event_tol and events and events[-1].kind == "impact" \
+                and events[-1].t == t:
+            # the located surface state itself re-detected (s within round-off of 0)
+            x_ev[sidx] = sig[0] * abs(x_ev[sidx])
+        elif i == 0:
             # impact: s through 0
             v_ = x_ev[vidx]
             x_ev[sidx] = 0.0 if abs(x_ev[sidx]) < 1e-300 else x_ev[sidx]
