@@ -41,3 +41,5 @@ def simulate(system, t_final, method="auto", **kw):
 # hybrid drivers register themselves on import
 from . import event as _event  # noqa: E402,F401  ("event")
 from . import hybrid as _hybrid  # noqa: E402,F401  ("auto": event-driven + time stepping)
+from . import timestepping as _timestepping  # noqa: E402,F401  ("timestepping", Moreau-Jean)
+from . import unified as _unified  # noqa: E402,F401  ("unified", seed 003 (s, v) form)
