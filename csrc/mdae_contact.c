@@ -35,15 +35,30 @@ static double norm2(int n, const double *x)
 }
 
 /* Solve A X = B (A n x n row-major, B n x nrhs row-major), both overwritten; X in B.
- * Gaussian elimination with partial pivoting; a column whose best pivot is below
- * rtol * max|A| is free (its unknown is set to 0: basic solution). Returns 0 when the
- * system is consistent (every dropped row has a right-hand side below the tolerance),
- * 1 otherwise. piv: n ints. */
+ * Each equation is first scaled by a power of two so that its largest coefficient lies
+ * in [1/2, 1): the rank decisions below must not depend on how an equation is written
+ * (a sliding row P_t + mu s P_n = 0 with mu = 1e9 next to a Delassus row of order one
+ * would otherwise set the pivot threshold to 1e-4 and accept dropped rows with residuals
+ * of order one). Gaussian elimination with partial pivoting; a column whose best pivot
+ * is below 1e-13 (scaled equations) is free (its unknown is set to 0: basic solution).
+ * Returns 0 when the system is consistent (every dropped row has a right-hand side
+ * below the tolerance), 1 otherwise. piv: n ints. */
 static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *X)
 {
     int row = 0, j, i, c, r;
-    double amax = inf_norm(n * n, A), bmax = inf_norm(n * nrhs, B);
-    double eps = 1e-13 * (amax > 0 ? amax : 1.0);
+    double amax, bmax, eps;
+    for (i = 0; i < n; ++i) {
+        double rm = inf_norm(n, A + (size_t)i * n), sc;
+        int ex;
+        if (!(rm > 0.0) || !isfinite(rm)) continue;
+        (void)frexp(rm, &ex);
+        sc = ldexp(1.0, -ex);
+        for (c = 0; c < n; ++c) A[(size_t)i * n + c] *= sc;
+        for (c = 0; c < nrhs; ++c) B[(size_t)i * nrhs + c] *= sc;
+    }
+    amax = inf_norm(n * n, A);
+    bmax = inf_norm(n * nrhs, B);
+    eps = 1e-13 * (amax > 0 ? amax : 1.0);
     for (j = 0; j < n; ++j) piv[j] = -1;       /* piv[col] = pivot row or -1 (free) */
     for (j = 0; j < n && row < n; ++j) {
         int best = -1;

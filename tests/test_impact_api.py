@@ -155,11 +155,30 @@ def test_poisson_frictionless_two_phase():
     assert out.impulses["floor"][0] == pytest.approx(1.6 * 2.0)
 
 
-@pytest.mark.xfail(strict=True, reason="kernel bug: with a large finite mu (1e9) the "
-                   "enumeration accepts P = 0 'separate' although w_n = -1 < 0")
-def test_kernel_large_mu_spurious_separate_solution():
-    out = kernels.impact(np.eye(2), [-1.0, 0.0], 0.0, 0.0, 1e9, 2, all_solutions=True)
+@pytest.mark.parametrize("mu", [1e6, 1e9, 1e12, 1e15, 1e300, np.inf])
+def test_kernel_large_mu_no_spurious_separate_solution(mu):
+    # a sliding row P_t + mu s P_n = 0 next to a Delassus row of order one: the rank
+    # decision of the mode solve must not depend on mu (it once accepted P = 0 with
+    # w_n = -1 < 0 for mu >= 1e9)
+    out = kernels.impact(np.eye(2), [-1.0, 0.0], 0.0, 0.0, mu, 2, all_solutions=True)
     assert out.status == "unique"
+    assert out.modes == ("stick",)
+    np.testing.assert_allclose(out.P, [1.0, 0.0], atol=1e-15)
+
+
+@pytest.mark.parametrize("mu", [1e9, 1e12])
+def test_rocking_block_large_finite_mu_matches_no_slip(mu):
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "models"))
+    import rocking_block as rb
+    s = rb.build().compile()
+    q, v = rb.flat_state(1.0)
+    ref = s.impact(q, v, params={"mu": np.inf}, all_solutions=True)
+    out = s.impact(q, v, params={"mu": mu}, all_solutions=True)
+    assert out.status == "unique"
+    assert out.modes == ref.modes == {"L": "stick", "R": "separate"}
+    np.testing.assert_allclose(out.v_plus_array, ref.v_plus_array, atol=1e-14)
 
 
 @pytest.mark.xfail(strict=False, reason="kernel: impact_batch leaves modes unset for "
