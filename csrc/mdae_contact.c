@@ -882,9 +882,35 @@ static int impact_lcp(const mdae_impact_problem *p, const mdae_impact_options *o
     return MDAE_OK;
 }
 
+/* The outputs of a problem without a solution: NaN impulses, velocities and energy
+ * change, modes MDAE_MODE_NONE. */
+static void no_solution(int n, int nc, double *P, double *v_plus, int *modes, double *dT)
+{
+    int i;
+    for (i = 0; i < n; ++i) { P[i] = NAN; v_plus[i] = NAN; }
+    for (i = 0; i < nc; ++i) modes[i] = MDAE_MODE_NONE;
+    *dT = NAN;
+}
+
+static int impact_solve_(const mdae_impact_problem *p, const mdae_impact_options *opt,
+                         double *P, double *v_plus, int *modes, double *dT,
+                         double *work, int *iwork, mdae_impact_info *info);
+
 int mdae_impact_solve(const mdae_impact_problem *p, const mdae_impact_options *opt,
                       double *P, double *v_plus, int *modes, double *dT,
                       double *work, int *iwork, mdae_impact_info *info)
+{
+    int st = impact_solve_(p, opt, P, v_plus, modes, dT, work, iwork, info);
+    if (st == MDAE_BAD_INPUT && (p->dim == 2 || p->dim == 3) && p->nc >= 0)
+        no_solution(p->nc * p->dim, p->nc, P, v_plus, modes, dT);
+    else if (st != MDAE_BAD_INPUT && st != MDAE_OK && st != MDAE_AMBIGUOUS && st != MDAE_ENERGY_GAIN)
+        no_solution(p->nc * p->dim, p->nc, P, v_plus, modes, dT);
+    return st;
+}
+
+static int impact_solve_(const mdae_impact_problem *p, const mdae_impact_options *opt,
+                         double *P, double *v_plus, int *modes, double *dT,
+                         double *work, int *iwork, mdae_impact_info *info)
 {
     int nc = p->nc, d = p->dim, n = nc * d, i, k, gain = 0;
     double *c = work, *wbuf = c + n, *rest = wbuf + n;
@@ -958,7 +984,7 @@ int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double 
                       int *modes, double *dT, int *status, int *nsol,
                       double *work, int *iwork, mdae_impact_info *info)
 {
-    int n = nc * dim, k, first = MDAE_OK;
+    int n = nc * dim, k, first = MDAE_OK, bad_k = -1, bad_code = MDAE_BAD_NONE;
     mdae_impact_options o = *opt;
     o.max_solutions = 1;
     for (k = 0; k < nprob; ++k) {
@@ -970,11 +996,13 @@ int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double 
                                dT + k, work, iwork, info);
         status[k] = st;
         nsol[k] = info->nsol;
-        if (st == MDAE_BAD_INPUT) { info->bad_index = k; return info->status = st; }
+        if (st == MDAE_BAD_INPUT && bad_k < 0) { bad_k = k; bad_code = info->bad_input; }
         if (first == MDAE_OK && st != MDAE_OK && st != MDAE_AMBIGUOUS && st != MDAE_INCONSISTENT) first = st;
     }
-    info->status = first;
-    return first;
+    info->bad_input = bad_code;
+    info->bad_index = bad_k;
+    info->status = bad_k >= 0 ? MDAE_BAD_INPUT : first;
+    return info->status;
 }
 
 /* ------------------------------------------------------------------------------------ */

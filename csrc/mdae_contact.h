@@ -62,7 +62,10 @@ extern "C" {
 
 #define MDAE_CONTACT_ENUM_MAX 8      /* enumeration: at most this many contacts          */
 
-enum { MDAE_MODE_SEPARATE = 0, MDAE_MODE_STICK = 1, MDAE_MODE_SLIDE = 2 };
+/* Per-contact modes of a solution; MDAE_MODE_NONE marks the outputs of a problem without
+ * a stored solution (inconsistent, bad input, solver failure): its impulses, velocities
+ * and energy change are NaN. */
+enum { MDAE_MODE_NONE = -1, MDAE_MODE_SEPARATE = 0, MDAE_MODE_STICK = 1, MDAE_MODE_SLIDE = 2 };
 enum { MDAE_CONTACT_ENUM = 0, MDAE_CONTACT_LCP = 1, MDAE_CONTACT_NSGS = 2 };
 
 /* Which argument was bad when MDAE_BAD_INPUT is returned (info->bad_input). */
@@ -113,7 +116,9 @@ size_t mdae_contact_iwork_size(int nc, int dim, int facets);
 /* Solve an impact problem. Outputs (caller-owned, capacity max_solutions for enumeration,
  * 1 otherwise): P[max_sol*n], v_plus[max_sol*n], modes[max_sol*nc], dT[max_sol]. The
  * first solution is the one at index 0. Returns info->status. With enumeration:
- * MDAE_OK (one), MDAE_AMBIGUOUS (several), MDAE_INCONSISTENT (none). */
+ * MDAE_OK (one), MDAE_AMBIGUOUS (several), MDAE_INCONSISTENT (none). The first slot is
+ * always written: without a solution (inconsistent, bad input, solver failure) P, v_plus
+ * and dT are NaN and the modes MDAE_MODE_NONE. */
 int mdae_impact_solve(const mdae_impact_problem *p, const mdae_impact_options *opt,
                       double *P, double *v_plus, int *modes, double *dT,
                       double *work, int *iwork, mdae_impact_info *info);
@@ -121,8 +126,10 @@ int mdae_impact_solve(const mdae_impact_problem *p, const mdae_impact_options *o
 /* nprob problems of equal (nc, dim), stored one after another: D[nprob*n*n],
  * v_minus[nprob*n], e_n, e_t, mu[nprob*nc]. First solution of each into P, v_plus
  * [nprob*n], modes[nprob*nc], dT[nprob]; per-problem status and solution count.
+ * Every output of every problem is written (NaN / MDAE_MODE_NONE without a solution).
  * Returns MDAE_OK when every problem has a status in {OK, AMBIGUOUS, INCONSISTENT},
- * otherwise the first other status met (bad input stops the loop). */
+ * otherwise the first other status met; on bad input info->bad_index is the first bad
+ * problem and info->bad_input its MDAE_BAD_* code. */
 int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double *v_minus,
                       const double *e_n, const double *e_t, const double *mu,
                       const mdae_impact_options *opt, double *P, double *v_plus,

@@ -176,7 +176,10 @@ def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
     mdae_impact_options_default(&o)
     o.method = method; o.facets = facets; o.max_solutions = 1; o.max_iter = max_iter
     o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
-    if nprob == 0 or n == 0:
+    if nprob == 0 or n == 0:     # no contact: nothing to solve, every problem unique
+        dT[:] = 0.0
+        st[:] = 0
+        ns[:] = 1
         return 0, 0, -1, P, vp, modes, dT, st, ns
     with nogil:
         mdae_impact_batch(nprob, nc, dim, &D[0, 0, 0], &v_minus[0, 0], &e_n[0, 0], &e_t[0, 0],

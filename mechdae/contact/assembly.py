@@ -720,7 +720,8 @@ class ImpactBatchResult:
     v_minus : ndarray (N, n)
         Pre-impact contact velocities.
     modes : ndarray of int (N, nc)
-        Index into ``MODE_NAMES`` (0 separate, 1 stick, 2 slide); -1 where inconsistent.
+        Index into ``MODE_NAMES`` (0 separate, 1 stick, 2 slide); ``MODE_NONE`` (-1,
+        ``mode()`` gives ``"none"``) where the problem has no solution.
     status : ndarray of str (N,)
         ``"unique"``, ``"ambiguous"``, ``"inconsistent"`` (or a kernel failure).
     n_solutions : ndarray of int (N,)
@@ -890,15 +891,12 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     superelastic = bool((e_n > 1).any() or (e_t > 1).any())
     s = kernels.impact_batch(D, vm, e_n, e_t, mu, dim, method=method, tol=tol,
                              energy="report", allow_superelastic=superelastic)
-    Pimp = s.P
-    bad = ~np.isfinite(Pimp).all(axis=1) | (s.status == "inconsistent")
-    Pimp = np.where(bad[:, None], 0.0, Pimp)
-    up = U + np.einsum("nij,nj->ni", Bp, Pimp)
-    up[bad] = np.nan
+    # problems without a solution have NaN impulses (kernel contract): NaN u+ and T1
+    up = U + np.einsum("nij,nj->ni", Bp, s.P)
     T1 = 0.5 * np.einsum("ni,nij,nj->n", up, M, up)
     status = s.status.copy()
     if not superelastic:
-        gain = (T1 - T0 > 1e-9 * np.maximum(T0, 1e-300) + 1e-14) & ~bad
+        gain = T1 - T0 > 1e-9 * np.maximum(T0, 1e-300) + 1e-14
         status[gain] = "energy_gain"
         if energy == "raise" and (status == "energy_gain").any():
             ii = np.flatnonzero(status == "energy_gain")
@@ -907,11 +905,7 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
                 f"impact_batch: the impact law at contacts {names} would increase the "
                 f"kinetic energy in problems {ii[:10].tolist()}"
                 f"{'...' if len(ii) > 10 else ''} although e_n, e_t <= 1", s)
-    # the kernel leaves modes/v_plus unset for inconsistent problems
-    modes = np.where(bad[:, None], -1, s.modes)
-    vplus_c = np.where(bad[:, None], np.nan, s.v_plus)
-    return ImpactBatchResult(up, np.where(bad[:, None], np.nan, s.P), vplus_c, vm,
-                             modes, status, s.n_solutions, T0, T1,
+    return ImpactBatchResult(up, s.P, s.v_plus, vm, s.modes, status, s.n_solutions, T0, T1,
                              [asm.names[i] for i in idx], dim)
 
 

@@ -33,9 +33,11 @@ from . import _contact
 
 __all__ = ["impact", "impact_batch", "contact_forces", "solve_fc", "fc_error",
            "ImpactSolution", "ImpactBatchSolution", "PainleveSolution", "ContactForceSolution",
-           "FCSolution", "EnergyGainError", "MODE_NAMES"]
+           "FCSolution", "EnergyGainError", "MODE_NAMES", "MODE_NONE"]
 
 MODE_NAMES = ("separate", "stick", "slide")
+MODE_NONE = -1
+"""Mode code (``ImpactBatchSolution.modes``) of a problem without a solution."""
 _F64 = np.dtype(np.float64)
 ENUM_MAX = int(_contact.ENUM_MAX)
 _METHODS = {"enum": 0, "lcp": 1, "nsgs": 2}
@@ -104,9 +106,12 @@ class ImpactBatchSolution:
     Attributes
     ----------
     P, v_plus : ndarray, shape (N, n)
+        NaN for a problem without a solution (inconsistent, solver failure).
     modes : ndarray of int, shape (N, k)
-        Index into ``MODE_NAMES`` (0 separate, 1 stick, 2 slide).
+        Index into ``MODE_NAMES`` (0 separate, 1 stick, 2 slide); ``MODE_NONE`` (-1) for
+        a problem without a solution.
     energy_change : ndarray, shape (N,)
+        NaN for a problem without a solution.
     status : ndarray of str, shape (N,)
         ``"unique"``, ``"ambiguous"``, ``"inconsistent"``, ``"energy_gain"`` (only with
         ``energy="report"``), or a solver failure (``"ray"``, ``"max_iter"``).
@@ -248,8 +253,6 @@ def _check_mu_e(e_n, e_t, mu, allow):
 # ------------------------------------------------------------------------------------ #
 
 def _choose_method(method, k, dim, mu):
-    if method == "auto" and k <= 6:
-        return "enum"
     if method == "auto":
         if k <= 6:
             return "enum"
