@@ -2,6 +2,8 @@
 import casadi as ca
 import numpy as np
 
+from .linalg import regularized_solve
+
 __all__ = ["System"]
 
 
@@ -125,8 +127,7 @@ class System:
             X = ca.solve(M, ca.horzcat(h, C.T), "ldl")
             Mih, MiCt = X[:, 0], X[:, 1:]
             S = ca.mtimes(C, MiCt)
-            eps = 1e-12 * ca.trace(S) / r + 1e-300
-            lam = ca.solve(S + eps * ca.MX.eye(r), s - c - ca.mtimes(C, Mih), "ldl")
+            lam = regularized_solve(S, s - c - ca.mtimes(C, Mih))
             ud = Mih + ca.mtimes(MiCt, lam)
         else:
             ud = ca.solve(M, h, "ldl")
