@@ -35,9 +35,8 @@ static double norm2(int n, const double *x)
 }
 
 /* Solve A X = B (A n x n row-major, B n x nrhs row-major), both overwritten; X in B.
- * Each equation is first scaled by a power of two so that its largest coefficient lies
- * in [1/2, 1): the rank decisions below must not depend on how an equation is written
- * (a sliding row P_t + mu s P_n = 0 with mu = 1e9 next to a Delassus row of order one
+ * Each equation is first scaled so that its largest coefficient is 1: the rank decisions
+ * below must not depend on how an equation is written (a sliding row P_t + mu s P_n = 0 with mu = 1e9 next to a Delassus row of order one
  * would otherwise set the pivot threshold to 1e-4 and accept dropped rows with residuals
  * of order one). Gaussian elimination with partial pivoting; a column whose best pivot
  * is below 1e-13 (scaled equations) is free (its unknown is set to 0: basic solution).
@@ -49,10 +48,8 @@ static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *
     double amax, bmax, eps;
     for (i = 0; i < n; ++i) {
         double rm = inf_norm(n, A + (size_t)i * n), sc;
-        int ex;
-        if (!(rm > 0.0) || !isfinite(rm)) continue;
-        (void)frexp(rm, &ex);
-        sc = ldexp(1.0, -ex);
+        if (!(rm > 0.0) || !(rm < HUGE_VAL) || rm == 1.0) continue;
+        sc = 1.0 / rm;
         for (c = 0; c < n; ++c) A[(size_t)i * n + c] *= sc;
         for (c = 0; c < nrhs; ++c) B[(size_t)i * nrhs + c] *= sc;
     }

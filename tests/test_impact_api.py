@@ -226,3 +226,90 @@ def q_arr(s, q):
 
 def u_arr(s, q, v):
     return np.asarray(s.state_arrays(q, v)[1], dtype=float)
+
+
+def _degenerate_model():
+    # M = [[1, 1], [1, 1 + x^2]]: det M = x^2, singular on the line x = 0
+    m = md.Model("degenerate")
+    x, y = m.coordinates("x y")
+    m.kinetic_energy(0.5 * (md.der(x) + md.der(y)) ** 2 + 0.5 * x ** 2 * md.der(y) ** 2)
+    m.contact("floor", gap=y, tangent=x, friction=0.3)
+    return m.compile()
+
+
+def test_singular_mass_matrix_is_a_clear_error_not_casadi_output(capfd):
+    s = _degenerate_model()
+    q, v = {"x": 0.0, "y": 0.0}, {"x": 0.0, "y": -1.0}
+    capfd.readouterr()
+    for call in (lambda: s.impact(q, v), lambda: s.impact(q, v, all_solutions=True),
+                 lambda: s.contact_problem(q, v), lambda: s.contact_forces(q, v)):
+        with pytest.raises(ValueError, match=r"model 'degenerate': the mass matrix M is "
+                                             r"singular at q = \(x=0, y=0\)"):
+            call()
+    with pytest.raises(ValueError, match=r"state 1 \(2 of 3 states singular\): model "
+                                         "'degenerate'"):
+        s.impact_batch(np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]]),
+                       np.tile([0.0, -1.0], (3, 1)))
+    out, err = capfd.readouterr()
+    assert "LDL" not in out + err and "WARNING" not in out + err
+    # regular away from x = 0: M^-1 W^T from the factorization in the graph is exact
+    res = s.impact({"x": 0.5, "y": 0.0}, {"x": 0.0, "y": -1.0})
+    M = np.array([[1.0, 1.0], [1.0, 1.25]])
+    np.testing.assert_allclose(res.problem.M, M, rtol=1e-15)
+    W = res.problem.W
+    np.testing.assert_allclose(res.problem.D[:W.shape[0], :W.shape[0]],
+                               W @ np.linalg.solve(M, W.T), rtol=1e-13, atol=1e-15)
+
+
+def _fast_vs_general(s, q, v, **kw):
+    fast = s.impact(q, v, **kw)
+    slow = s.impact(q, v, all_solutions=True, **kw)      # the general path
+    assert fast.status == slow.status
+    first = slow.solutions[0]
+    np.testing.assert_allclose(fast.v_plus_array, first.v_plus_array, rtol=1e-13, atol=1e-14)
+    assert fast.modes == first.modes
+    assert fast.active == slow.active
+    for c in fast.active:
+        np.testing.assert_allclose(fast.impulses[c], first.impulses[c], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(fast.contact_velocities[c], first.contact_velocities[c],
+                                   rtol=1e-12, atol=1e-14)
+    assert fast.v_plus == pytest.approx(first.v_plus, rel=1e-13, abs=1e-14)
+    assert fast.energy_before == pytest.approx(slow.energy_before, rel=1e-14)
+    assert fast.energy_after == pytest.approx(first.energy_after, rel=1e-12, abs=1e-15)
+    np.testing.assert_allclose(fast.delta_u, fast.v_plus_array - fast.problem.u, atol=1e-15)
+    np.testing.assert_allclose(fast.problem.D, slow.problem.D, rtol=1e-15)
+    assert len(fast.solutions) == 1 and fast.solutions[0].modes == fast.modes
+    return fast
+
+
+def test_fast_path_agrees_with_general_path(sb):
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "models"))
+    import rocking_block as rb
+    import two_link_impact as tl
+    blk = rb.build().compile()
+    for w in (1.0, -0.7, 2.5):
+        for e, mu in ((0.5, 0.5), (0.0, 0.1), (0.9, 2.0), (0.3, np.inf)):
+            q, v = rb.flat_state(w)
+            qa, ua = blk.state_arrays(q, v)[:2]
+            _fast_vs_general(blk, qa, ua, params={"e": e, "mu": mu})
+            _fast_vs_general(blk, q, v, params={"e": e, "mu": mu})     # dicts
+    s = tl.build().compile()
+    seen = set()
+    for f in (0.5, 5.0):
+        for a in np.linspace(0.1, 1.4, 7):
+            for g in np.linspace(-3.0, -0.2, 9):
+                q, v = tl.impact_state(a, g)
+                if s.impact(q, v, all_solutions=True, params={"f": f}).status == "inconsistent":
+                    out = s.impact(q, v, params={"f": f})
+                    assert out.status == "inconsistent" and np.isnan(out.v_plus_array).all()
+                    seen.add("inconsistent")
+                    continue
+                seen.add(_fast_vs_general(s, q, v, params={"f": f}).status)
+    assert seen >= {"unique", "ambiguous", "inconsistent"}
+    # parameters back to the defaults after a call with params (cached buffer state)
+    q, v = {"y": 0.0, "x": 0.2}, {"y": -2.0, "x": 1.0}
+    a = sb.impact(q, v, params={"e": 0.2}).v_plus["der(y)"]
+    b = sb.impact(q, v).v_plus["der(y)"]
+    assert a == pytest.approx(0.4) and b == pytest.approx(1.6)

@@ -91,6 +91,11 @@ def status_str(int status):
 cdef double _dummy = 0.0
 cdef int _idummy = 0
 
+# Workspace on the C stack for small problems (no malloc per call): enough for the
+# enumeration, the LCP and NSGS of up to ~8 planar contacts.
+DEF STACK_WORK = 4096
+DEF STACK_IWORK = 512
+
 
 def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
            cnp.ndarray mu, int dim, int method, int facets, int max_solutions, int max_iter,
@@ -121,13 +126,21 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
     dims[1] = nc
     modes = cnp.PyArray_EMPTY(2, dims, cnp.NPY_INT, 0)
     dT = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+    cdef double swork[STACK_WORK]
+    cdef int siwork[STACK_IWORK]
+    cdef bint heap = False
     ws = mdae_contact_work_size(nc, dim, facets)
     iws = mdae_contact_iwork_size(nc, dim, facets)
-    work = <double *>malloc(ws * sizeof(double))
-    iwork = <int *>malloc(iws * sizeof(int))
-    if work == NULL or iwork == NULL:
-        free(work); free(iwork)
-        raise MemoryError()
+    if ws <= STACK_WORK and iws <= STACK_IWORK:
+        work = swork
+        iwork = siwork
+    else:
+        heap = True
+        work = <double *>malloc(ws * sizeof(double))
+        iwork = <int *>malloc(iws * sizeof(int))
+        if work == NULL or iwork == NULL:
+            free(work); free(iwork)
+            raise MemoryError()
     p.nc = nc; p.dim = dim
     p.D = <const double *>cnp.PyArray_DATA(D)
     p.v_minus = <const double *>cnp.PyArray_DATA(v_minus)
@@ -143,7 +156,8 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
     cdef double *dTp = <double *>cnp.PyArray_DATA(dT)
     with nogil:
         mdae_impact_solve(&p, &o, Pp, vpp, mp, dTp, work, iwork, &info)
-    free(work); free(iwork)
+    if heap:
+        free(work); free(iwork)
     return (info.status, info.nsol, info.iterations, info.residual, info.bad_input,
             info.bad_index, P, vp, modes, dT)
 
@@ -280,3 +294,115 @@ def fc_error(int dim, int nc, W, const double[::1] q, const double[::1] mu, cons
     with nogil:
         err = mdae_fc_error(&p, &r[0], &uv[0])
     return err, u
+
+
+_MODE_NAMES = ("separate", "stick", "slide")
+
+
+cdef class BoundImpact:
+    """Enumeration solver bound to caller-owned arrays (the System fast path).
+
+    The arrays are given once; each :meth:`solve` reads their current contents (filled by
+    a CasADi buffer evaluation), solves the impact problem (first solution, enumeration)
+    with a workspace allocated once, and applies ``u+ = u + B P``,
+    ``T+ = u+^T M u+ / 2``. Not reentrant: one object per thread.
+
+    Parameters (float64, C-contiguous, kept alive by the object)
+    ----------
+    D : (n, n)    v_minus : (n,)    e_n, e_t, mu : (nc,)
+    Bt : (n, nu)  transposed speed jump per unit impulse (``Delta u = Bt^T P``)
+    M : (nu, nu)  u : (nu,)
+    """
+    cdef object _keep
+    cdef double *D
+    cdef double *vm
+    cdef double *en
+    cdef double *et
+    cdef double *mu
+    cdef double *Bt
+    cdef double *M
+    cdef double *u
+    cdef int n, nc, nu, dim
+    cdef double *work
+    cdef int *iwork
+
+    def __cinit__(self, cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n,
+                  cnp.ndarray e_t, cnp.ndarray mu, cnp.ndarray Bt, cnp.ndarray M,
+                  cnp.ndarray u, int dim):
+        cdef cnp.ndarray a
+        self.work = NULL
+        self.iwork = NULL
+        for a in (D, v_minus, e_n, e_t, mu, Bt, M, u):
+            if a.descr.type_num != cnp.NPY_DOUBLE or not cnp.PyArray_IS_C_CONTIGUOUS(a):
+                raise ValueError("BoundImpact: arrays must be float64 and C-contiguous")
+        self.n = <int>v_minus.shape[0]
+        self.nc = <int>e_n.shape[0]
+        self.nu = <int>u.shape[0]
+        self.dim = dim
+        if (D.size != self.n * self.n or e_t.shape[0] != self.nc or mu.shape[0] != self.nc
+                or self.n != self.nc * dim or Bt.size != self.n * self.nu
+                or M.size != self.nu * self.nu or self.nc > MDAE_CONTACT_ENUM_MAX
+                or self.nc > 16):
+            raise ValueError("BoundImpact: sizes do not match")
+        self._keep = (D, v_minus, e_n, e_t, mu, Bt, M, u)
+        self.D = <double *>cnp.PyArray_DATA(D)
+        self.vm = <double *>cnp.PyArray_DATA(v_minus)
+        self.en = <double *>cnp.PyArray_DATA(e_n)
+        self.et = <double *>cnp.PyArray_DATA(e_t)
+        self.mu = <double *>cnp.PyArray_DATA(mu)
+        self.Bt = <double *>cnp.PyArray_DATA(Bt)
+        self.M = <double *>cnp.PyArray_DATA(M)
+        self.u = <double *>cnp.PyArray_DATA(u)
+        self.work = <double *>malloc(mdae_contact_work_size(self.nc, dim, 8) * sizeof(double))
+        self.iwork = <int *>malloc(mdae_contact_iwork_size(self.nc, dim, 8) * sizeof(int))
+        if self.work == NULL or self.iwork == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.work)
+        free(self.iwork)
+
+    def solve(self, double tol, bint allow_energy_gain):
+        """Returns ``(status, nsol, P, v_plus, modes, dT, u_plus, delta_u, T_plus)``: fresh
+        arrays ``P``, ``v_plus`` (n,), ``u_plus``, ``delta_u`` (nu,); ``modes`` a tuple of
+        mode names (empty strings without a solution)."""
+        cdef mdae_impact_problem p
+        cdef mdae_impact_options o
+        cdef mdae_impact_info info
+        cdef cnp.npy_intp dims[1]
+        cdef int modes[16]          # >= MDAE_CONTACT_ENUM_MAX (checked in __cinit__)
+        cdef double dT = 0.0, s, T = 0.0
+        cdef int i, j, n = self.n, nu = self.nu
+        dims[0] = n
+        P = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+        vp = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+        dims[0] = nu
+        up = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+        du = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+        cdef double *dup = <double *>cnp.PyArray_DATA(du)
+        cdef double *Pp = <double *>cnp.PyArray_DATA(P)
+        cdef double *vpp = <double *>cnp.PyArray_DATA(vp)
+        cdef double *upp = <double *>cnp.PyArray_DATA(up)
+        p.nc = self.nc; p.dim = self.dim; p.D = self.D; p.v_minus = self.vm
+        p.e_n = self.en; p.e_t = self.et; p.mu = self.mu
+        mdae_impact_options_default(&o)
+        o.max_solutions = 1; o.tol = tol; o.energy_tol = tol
+        o.allow_energy_gain = allow_energy_gain
+        with nogil:
+            mdae_impact_solve(&p, &o, Pp, vpp, modes, &dT, self.work, self.iwork, &info)
+            for i in range(nu):
+                s = 0.0
+                for j in range(n):
+                    s = s + self.Bt[j * nu + i] * Pp[j]
+                dup[i] = s
+                upp[i] = self.u[i] + s
+            for i in range(nu):
+                s = 0.0
+                for j in range(nu):
+                    s = s + self.M[i * nu + j] * upp[j]
+                T = T + upp[i] * s
+        if info.nsol > 0 and info.status != 4:
+            mt = tuple([_MODE_NAMES[modes[i]] for i in range(self.nc)])
+        else:
+            mt = ("",) * self.nc
+        return info.status, info.nsol, P, vp, mt, dT, up, du, 0.5 * T

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from . import kernels
+from . import _contact, kernels
 from .kernels import EnergyGainError, MODE_NAMES
 
 __all__ = ["contact_problem", "ContactProblem", "impact", "impact_batch", "contact_forces",
@@ -62,10 +62,72 @@ GAP_TOL = 1e-8
 
 _ASM_KEY = "_mdae_contact_assembler"
 
+PIVOT_TOL = 1e-12
+"""A mass matrix whose smallest LDL pivot ratio ``d_i / M_ii`` is below this is singular."""
+
+
+def _ldl_function(n, k):
+    r"""SX Function ``(A, R) -> (X, ratio)``: ``X = A^{-1} R`` by ``A = L diag(d) L^T``
+    written out in scalar operations (no pivoting: A symmetric positive definite), and
+    ``ratio = min_i d_i / A_ii`` (<= 0 or tiny: A singular or not positive definite).
+
+    A runtime factorization like CasADi's ``ldl`` linear solver (same accuracy), but pure
+    scalar operations: a singular A gives inf/NaN silently (the caller checks ``ratio``)
+    instead of one printed CasADi warning per evaluation.
+    """
+    A = ca.SX.sym("A", n, n)
+    R = ca.SX.sym("R", n, k)
+    L = [[None] * n for _ in range(n)]
+    d = [None] * n
+    for j in range(n):
+        dj = A[j, j]
+        for m in range(j):
+            dj = dj - L[j][m] * L[j][m] * d[m]
+        d[j] = dj
+        for i in range(j + 1, n):
+            lij = A[i, j]
+            for m in range(j):
+                lij = lij - L[i][m] * L[j][m] * d[m]
+            L[i][j] = lij / dj
+    cols = []
+    for c in range(k):
+        y = [None] * n
+        for i in range(n):
+            yi = R[i, c]
+            for m in range(i):
+                yi = yi - L[i][m] * y[m]
+            y[i] = yi
+        x = [None] * n
+        for i in reversed(range(n)):
+            xi = y[i] / d[i]
+            for m in range(i + 1, n):
+                xi = xi - L[m][i] * x[m]
+            x[i] = xi
+        cols.append(ca.vertcat(*x) if n else ca.SX(0, 1))
+    X = ca.horzcat(*cols) if k else ca.SX(n, 0)
+    ratio = ca.SX(ca.inf)
+    for j in range(n):
+        ratio = ca.fmin(ratio, d[j] / (ca.fabs(A[j, j]) + 1e-300))
+    return ca.Function("ldl_solve", [A, R], [X, ratio])
+
+
+def _ldl_solve(A, R):
+    """``(A^{-1} R, min pivot ratio)`` for MX ``A`` (n, n) and ``R`` (n, k)."""
+    X, ratio = _ldl_function(A.shape[0], R.shape[1])(ca.densify(A), ca.densify(R))
+    return X, ratio
+
 
 # ------------------------------------------------------------------------------------ #
 # the assembler: one CasADi graph per System, evaluated through its buffer
 # ------------------------------------------------------------------------------------ #
+
+def _expanded(F):
+    """Scalar (SX) form of an MX Function (3-4x faster to evaluate), F itself otherwise."""
+    try:
+        return F.expand()
+    except Exception:   # pragma: no cover - e.g. operations without an SX form
+        return F
+
 
 class _Assembler:
     """Cached per System: the assembly Function, its buffer, contact layout and laws."""
@@ -93,14 +155,14 @@ class _Assembler:
         if r:
             _, _, C, c = F["constraints"](q, u, t, p)
             cols.append(C.T)
-        X = ca.solve(M, ca.horzcat(*cols), "ldl")
+        X, piv = _ldl_solve(M, ca.horzcat(*cols))
         Mih, B = X[:, 0], X[:, 1:1 + nr]
         if r:
             MiCt = X[:, 1 + nr:]
             S = ca.mtimes(C, MiCt)
             eps = 1e-12 * ca.trace(S) / r + 1e-300
-            Y = ca.solve(S + eps * ca.MX.eye(r), ca.horzcat(ca.mtimes(C, Mih) + c,
-                                                            ca.mtimes(C, B)), "ldl")
+            Y, _ = _ldl_solve(S + eps * ca.MX.eye(r), ca.horzcat(ca.mtimes(C, Mih) + c,
+                                                               ca.mtimes(C, B)))
             acc = Mih - ca.mtimes(MiCt, Y[:, 0])
             B = B - ca.mtimes(MiCt, Y[:, 1:])
         else:
@@ -111,15 +173,15 @@ class _Assembler:
         Wu = ca.mtimes(W, u)
         b = ca.mtimes(W, acc) + Wdu
         T = 0.5 * ca.dot(u, ca.mtimes(M, u))
-        outs = [gap, Wu, D, b, B, M, h, W, acc, C, T]
-        self.out_names = ["gap", "Wu", "D", "b", "B", "M", "h", "W", "acc", "C", "T"]
+        outs = [gap, Wu, D, b, B, M, h, W, acc, C, T, piv]
+        self.out_names = ["gap", "Wu", "D", "b", "B", "M", "h", "W", "acc", "C", "T", "piv"]
+        # kept for the per-active-set Functions of the fast impact path
+        self._sym = dict(q=q, u=u, v=v, t=t, p=p, w=w, gap=gap, Wu=Wu, D=D, B=B, M=M, T=T,
+                         piv=piv)
         self.F = ca.Function("contact_assembly", [q, u, v, t, p, w],
                              [ca.densify(o) for o in outs],
                              ["q", "u", "v", "t", "p", "w"], self.out_names)
-        try:    # scalar (SX) graph: the LDL factorization expanded, 3-4x faster to evaluate
-            self.F = self.F.expand()
-        except Exception:   # pragma: no cover - e.g. operations without an SX form
-            pass
+        self.F = _expanded(self.F)
         self._layouts = {}
         self.shapes = [(o.shape[0], o.shape[1]) for o in outs]
         self.nr, self.nu, self.nq = nr, nu, nq
@@ -157,6 +219,52 @@ class _Assembler:
         else:
             self.law_const = np.array([float(x) for x in vals]).reshape(-1, 3)
         self.p_default = np.asarray(s.p_defaults, dtype=float)
+        # fast impact path: gaps (and a finiteness probe of the inputs) from the shared
+        # input buffer, then one Function per active set (see _FastImpact)
+        self.nv = nv
+        self.has_w = bool(nw)
+        self.law_sym = (self.law_F(p) if self.law_F is not None
+                        else ca.DM(self.law_const.reshape(-1)))
+        chk = ca.sum1(q) + ca.sum1(u) + ca.sum1(p) + t
+        Fg = ca.Function("contact_gaps", [q, u, v, t, p, w], [ca.densify(gap), chk])
+        self.Fg = _expanded(Fg)
+        self.gap_out = np.zeros(gap.shape[0])
+        self.chk_out = np.zeros(1)
+        self._gbuf, self.gap_eval = self.Fg.buffer()
+        for i, a in enumerate(self._in):
+            self._gbuf.set_arg(i, memoryview(a))
+        self._gbuf.set_res(0, memoryview(self.gap_out))
+        self._gbuf.set_res(1, memoryview(self.chk_out))
+        self.p_is_default = False      # does self._in[4] hold the default parameters?
+        self._fast = {}
+
+    def fast_solver(self, idx):
+        """The :class:`_FastImpact` of the active set ``idx`` (tuple), or None when the
+        fast path does not apply (no contact, more than 6, a 'poisson' law)."""
+        fs = self._fast.get(idx, False)
+        if fs is False:
+            fs = None
+            if 0 < len(idx) <= 6 and all(self.laws[i] == "newton" for i in idx):
+                fs = _FastImpact(self, idx)
+            self._fast[idx] = fs
+        return fs
+
+    def check_pivot(self, piv, q, p):
+        """Raise the singular-mass-matrix error when ``piv`` (LDL pivot ratio) is tiny."""
+        if piv > PIVOT_TOL:
+            return
+        s = self.system
+        M = np.array(s.functions["M"](q, p))
+        ev, V = np.linalg.eigh(M)
+        v0 = V[:, 0]
+        along = [n for n, x in zip(s.u_names, v0) if abs(x) >= 0.3 * np.max(np.abs(v0))]
+        state = ", ".join(f"{n}={float(x):.6g}" for n, x in zip(s.q_names, q))
+        raise ValueError(
+            f"model '{s.name}': the mass matrix M is singular at q = ({state}) (smallest "
+            f"eigenvalue {ev[0]:.3g}, largest {ev[-1]:.3g}; null direction along "
+            f"{', '.join(repr(n) for n in along)}): the impact and contact problems need an "
+            "invertible M; check the kinetic energy (a coordinate without inertia in this "
+            "configuration?)")
 
     def law_values(self, pv):
         """Per contact ``(e_n, e_t, mu)`` arrays (all contacts) for parameter vector ``pv``."""
@@ -191,9 +299,11 @@ class _Assembler:
             ins[2][:] = vx
         ins[3][0] = t
         ins[4][:] = pv
+        self.p_is_default = False
         if wv is not None and ins[5].size:
             ins[5][:] = wv
         self._eval()
+        self.check_pivot(float(self._out[-1][0, 0]), ins[0], ins[4])
         return {n: a.T.copy() for n, a in zip(self.out_names, self._out)}
 
     def evaluate_batch(self, Q, U, VX, t, P, Wv):
@@ -215,8 +325,70 @@ class _Assembler:
         for i, a in enumerate(outs):
             buf.set_res(i, memoryview(a))
         ev()
+        piv = outs[-1].ravel()
+        bad = ~(piv > PIVOT_TOL)
+        if bad.any():
+            i = int(np.argmax(bad))
+            try:
+                self.check_pivot(piv[i], ins[0][i], ins[4][i])
+            except ValueError as exc:
+                raise ValueError(f"state {i} ({int(bad.sum())} of {N} states singular): "
+                                 f"{exc}") from None
         return {name: a.reshape(N, cols, rows).transpose(0, 2, 1)
                 for name, a, (rows, cols) in zip(self.out_names, outs, self.shapes)}
+
+
+class _FastImpact:
+    """Impact solver of one System and one active set (all 'newton' contacts, <= 6).
+
+    One expanded CasADi Function returns exactly what the impact needs, already padded
+    to the kernel layout (``D``, ``v-``, ``B``, ``M``, ``T``, the LDL pivot ratio and the
+    contact laws); it reads the assembler's input buffer and writes into arrays that a
+    :class:`mechdae.contact._contact.BoundImpact` reads, so a solve is one buffer
+    evaluation plus one C call, without Python-level array handling.
+    """
+
+    def __init__(self, asm, idx):
+        S = asm._sym
+        dim, src, dst, rows = _layout(asm, list(idx))
+        nc, nr, nu = len(idx), asm.nr, asm.nu
+        n = nc * dim
+        Sel = ca.DM(ca.Sparsity.triplet(n, nr, [int(x) for x in dst], [int(x) for x in src]),
+                    1.0)
+        Dp = ca.mtimes(ca.mtimes(Sel, S["D"]), Sel.T)
+        if len(dst) < n:
+            dummy = ca.DM.zeros(n)
+            for i in sorted(set(range(n)) - set(int(x) for x in dst)):
+                dummy[i] = 1.0
+            diag = ca.diag(S["D"])
+            mean = ca.sum1(ca.vertcat(*[diag[int(i)] for i in src])) / len(src)
+            Dp = Dp + ca.diag(dummy) * ca.if_else(mean > 0, mean, 1.0)
+        vm = ca.mtimes(Sel, S["Wu"])
+        Bp = ca.mtimes(S["B"], Sel.T)
+        L = asm.law_sym
+        laws = [ca.vertcat(*[L[3 * i + j] for i in idx]) for j in range(3)]
+        F = ca.Function("contact_impact", [S[k] for k in "q u v t p w".split()],
+                        [ca.densify(x) for x in [Dp, vm, Bp, S["M"], S["T"], S["piv"]] + laws])
+        self.F = _expanded(F)
+        self.D = np.zeros((n, n))
+        self.vm = np.zeros(n)
+        self.Bt = np.zeros((n, nu))           # column-major (nu, n) output = B^T in C order
+        self.M = np.zeros((nu, nu))
+        self.T = np.zeros(1)
+        self.piv = np.zeros(1)
+        self.e_n, self.e_t, self.mu = np.zeros(nc), np.zeros(nc), np.zeros(nc)
+        self._buf, self.eval = self.F.buffer()
+        for i, a in enumerate(asm._in):
+            self._buf.set_arg(i, memoryview(a))
+        for i, a in enumerate([self.D, self.vm, self.Bt, self.M, self.T, self.piv,
+                               self.e_n, self.e_t, self.mu]):
+            self._buf.set_res(i, memoryview(a))
+        self.kernel = _contact.BoundImpact(self.D, self.vm, self.e_n, self.e_t, self.mu,
+                                           self.Bt, self.M, asm._in[1], dim)
+        self.names = [asm.names[i] for i in idx]
+        self.rows = [[int(j) for j in r] for r in rows]
+        self.u_names = list(asm.system.u_names)
+        self.dim = dim
 
 
 def _assembler(system):
@@ -508,7 +680,6 @@ class ImpactOutcome:
     energy_after: float
 
 
-@dataclass
 class ImpactResult:
     """Result of :meth:`System.impact` (the first, or only, consistent solution on top).
 
@@ -531,19 +702,92 @@ class ImpactResult:
         Speed jump of the first solution.
     problem : ContactProblem
         The assembled problem.
+
+    Results of the fast path (one solution, enumeration) keep the raw arrays and build
+    the dictionaries, ``solutions``, ``delta_u`` and ``problem`` on first access.
     """
-    v_plus: dict
-    v_plus_array: np.ndarray
-    impulses: dict
-    modes: dict
-    contact_velocities: dict
-    energy_before: float
-    energy_after: float
-    status: str
-    solutions: list
-    active: list
-    delta_u: np.ndarray
-    problem: ContactProblem = field(default=None, repr=False)
+    __slots__ = ("v_plus_array", "energy_before", "energy_after", "status", "active",
+                 "_v_plus", "_impulses", "_modes", "_cv", "_solutions", "_delta_u",
+                 "_problem", "_lazy")
+
+    def __init__(self, v_plus, v_plus_array, impulses, modes, contact_velocities,
+                 energy_before, energy_after, status, solutions, active, delta_u,
+                 problem=None):
+        self.v_plus_array = v_plus_array
+        self.energy_before = energy_before
+        self.energy_after = energy_after
+        self.status = status
+        self.active = active
+        self._v_plus = v_plus
+        self._impulses = impulses
+        self._modes = modes
+        self._cv = contact_velocities
+        self._solutions = solutions
+        self._delta_u = delta_u
+        self._problem = problem
+        self._lazy = None
+
+    @classmethod
+    def _fast(cls, fs, up, du, P, vc, modes, T0, T1, status, ctx):
+        r = cls.__new__(cls)
+        r.v_plus_array = up
+        r.energy_before = T0
+        r.energy_after = T1
+        r.status = status
+        r.active = list(fs.names)
+        r._v_plus = r._impulses = r._modes = r._cv = r._solutions = r._problem = None
+        r._delta_u = du
+        r._lazy = (fs, P, vc, modes, ctx)
+        return r
+
+    def _per_contact(self, x):
+        fs = self._lazy[0]
+        xl = x.tolist()
+        return {n: tuple([xl[j] for j in r]) for n, r in zip(fs.names, fs.rows)}
+
+    @property
+    def v_plus(self):
+        if self._v_plus is None:
+            self._v_plus = dict(zip(self._lazy[0].u_names, self.v_plus_array.tolist()))
+        return self._v_plus
+
+    @property
+    def impulses(self):
+        if self._impulses is None:
+            self._impulses = self._per_contact(self._lazy[1])
+        return self._impulses
+
+    @property
+    def modes(self):
+        if self._modes is None:
+            self._modes = dict(zip(self._lazy[0].names, self._lazy[3]))
+        return self._modes
+
+    @property
+    def contact_velocities(self):
+        if self._cv is None:
+            self._cv = self._per_contact(self._lazy[2])
+        return self._cv
+
+    @property
+    def solutions(self):
+        if self._solutions is None:
+            self._solutions = [ImpactOutcome(self.v_plus, self.v_plus_array, self.impulses,
+                                             self.modes, self.contact_velocities,
+                                             self.energy_after)]
+        return self._solutions
+
+    @property
+    def delta_u(self):
+        return self._delta_u
+
+    @property
+    def problem(self):
+        if self._problem is None and self._lazy is not None:
+            system, qa, ua, t, params, inputs = self._lazy[4]
+            self._problem = contact_problem(system, qa, ua, active=self.active, t=t,
+                                            params=params, inputs=inputs)
+        return self._problem
 
     @property
     def unique(self):
@@ -556,6 +800,11 @@ class ImpactResult:
     @property
     def energy_change(self):
         return self.energy_after - self.energy_before
+
+    def __repr__(self):
+        return (f"ImpactResult(status={self.status!r}, active={self.active!r}, "
+                f"modes={self.modes!r}, v_plus={self.v_plus!r}, "
+                f"energy_before={self.energy_before!r}, energy_after={self.energy_after!r})")
 
 
 def _poisson_solutions(prob, method, all_solutions, tol):
@@ -654,9 +903,69 @@ def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
     >>> out.v_plus["der(y)"], out.modes["A"]                         # doctest: +SKIP
     (1.0, 'stick')
     """
+    if not all_solutions and (method == "auto" or method == "enum"):
+        out = _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs)
+        if out is not None:
+            return out
     prob = contact_problem(system, q, v, active=active, t=t, params=params, inputs=inputs,
                            gap_tol=gap_tol)
     return _impact_prob(system, prob, all_solutions, method, tol)
+
+
+def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
+    """One consistent solution by enumeration through the per-active-set Function and the
+    bound C solver; None whenever the general path must decide (inconsistent, energy
+    gain, superelastic laws, bad input, 'poisson', no or more than 6 contacts): that path
+    then recomputes and produces the result or the error message."""
+    asm = system.__dict__.get(_ASM_KEY)
+    if asm is None:
+        asm = _assembler(system)
+    ins = asm._in
+    if (type(q) is np.ndarray and type(v) is np.ndarray and q.shape == ins[0].shape
+            and v.shape == ins[1].shape and not asm.nv):
+        ins[0][:] = q
+        ins[1][:] = v
+    else:
+        qa, ua, va = _state(system, q, v)
+        ins[0][:] = qa
+        ins[1][:] = ua
+        if va is not None and ins[2].size:
+            ins[2][:] = va
+    ins[3][0] = t
+    if asm.has_w:
+        pv, wv = _params(system, params, inputs, t)
+        ins[4][:] = pv
+        ins[5][:] = wv
+        asm.p_is_default = False
+    elif params:
+        ins[4][:] = system.param_vector(params)
+        asm.p_is_default = False
+    elif not asm.p_is_default:
+        ins[4][:] = asm.p_default
+        asm.p_is_default = True
+    asm.gap_eval()
+    if not math.isfinite(asm.chk_out[0]):
+        return None
+    if active is None:
+        idx = tuple([i for i, g in enumerate(asm.gap_out.tolist()) if g <= gap_tol])
+    else:
+        idx = tuple(_active_indices(asm, active, None))
+    fs = asm.fast_solver(idx)
+    if fs is None:
+        return None
+    fs.eval()
+    piv = fs.piv[0]
+    if not piv > PIVOT_TOL:
+        asm.check_pivot(piv, ins[0], ins[4])
+    st, nsol, P, vc, modes, dT, up, du, T1 = fs.kernel.solve(tol, False)
+    if st != 0 and st != 7:             # not OK / AMBIGUOUS
+        return None
+    T0 = float(fs.T[0])
+    if T1 - T0 > 1e-9 * (T0 if T0 > 1e-300 else 1e-300) + 1e-14:
+        return None
+    return ImpactResult._fast(fs, up, du, P, vc, modes, T0, T1,
+                              "unique" if nsol == 1 else "ambiguous",
+                              (system, ins[0].copy(), ins[1].copy(), t, params, inputs))
 
 
 def _impact_prob(system, prob, all_solutions, method, tol):

@@ -6,6 +6,16 @@ from .linalg import regularized_solve
 
 __all__ = ["System"]
 
+_ASSEMBLY = None
+
+
+def _contact_assembly():
+    """``mechdae.contact.assembly`` (imported on first use: contacts are optional)."""
+    global _ASSEMBLY
+    from ..contact import assembly
+    _ASSEMBLY = assembly
+    return assembly
+
 
 def _F(name, ins, outs, in_names, out_names):
     return ca.Function(name, ins, outs, in_names, out_names)
@@ -308,9 +318,10 @@ class System:
 
         See :func:`mechdae.contact.assembly.impact` (returns an ``ImpactResult``).
         """
-        from ..contact.assembly import impact
-        return impact(self, q, v, active=active, all_solutions=all_solutions, params=params,
-                      t=t, method=method, **options)
+        # the assembly module is looked up once (an import statement per call costs ~1 us
+        # on a ~6 us fast path)
+        asm = _ASSEMBLY or _contact_assembly()
+        return asm.impact(self, q, v, active, all_solutions, params, t, method, **options)
 
     def impact_batch(self, qs, vs, active=None, params=None, t=0.0, method="enum", **options):
         """Many impact problems in one vectorized pass (see
