@@ -440,13 +440,22 @@ class EventEngine:
                    "solution lam_n >= 0); pass painleve='impact' to resolve it by an impact "
                    "without collision")
             if self.painleve != "impact":
-                raise PainleveError(msg)
+                err = PainleveError(msg)
+                err.t, err.contact, err.U, err.F = t, who, U, Fv
+                raise err
             E0 = self.energy(x, t)
             v_minus = vc.copy()
             for a in range(len(idx)):
                 v_minus[a * d] = min(v_minus[a * d], 0.0)
             imp = impact(D, v_minus, e_n=0.0, e_t=self.e_t[idx], mu=mu, dim=d,
-                         energy="report")
+                         energy="report", all_solutions=True)
+            sols = imp.solutions or [imp]
+            # P = 0 is always consistent at zero normal speed: take the impulsive solution
+            imp = max(sols, key=lambda sl: float(np.sum(sl.P[0::d])))
+            if not np.sum(imp.P[0::d]) > 0:
+                err = PainleveError(msg + " (the impact problem has no impulsive solution)")
+                err.t, err.contact, err.U, err.F = t, who, U, Fv
+                raise err
             x = x.copy()
             x[nq:nq + nu] = u + Mc @ Wc.T @ imp.P
             self.events.append(Event(t, who, "painleve", imp.P, E0, self.energy(x, t),
@@ -665,9 +674,6 @@ class EventEngine:
             tgrid = self.t + T * np.arange(1, K + 1) / K
             ev0 = self.ev
             found = self._first_crossing(ev0, E, T, h_min)
-            if found == "shrink":
-                h = T / 8.0
-                continue
             if found is None:
                 self.ev = E[:, -1].copy()
                 self._advance_to(tb, tgrid, X.T, Xd.T)
@@ -748,25 +754,27 @@ class EventEngine:
                                      self.energy(self.x, self.t), **extra))
 
     def _first_crossing(self, ev0, E, T, h_min):
-        """Index of the first sub-interval where an armed event function crosses zero."""
-        ne, K = E.shape
-        armed = ev0 > 0
-        for j in range(K):
-            fired = [k for k in range(ne) if armed[k] and E[k, j] <= 0]
-            if fired:
-                return j, fired
-            newly_neg = [k for k in range(ne) if not armed[k] and E[k, j] < 0 and j == 0]
-            if newly_neg and ev0[newly_neg].max() > -1e300:
-                # unarmed function negative at once: refine the window, else fire at start
-                if T > h_min:
-                    return "shrink"
-                return 0, newly_neg
-            armed = armed | (E[:, j] > 0)
+        """First sub-interval where an event function crosses zero, or None.
+
+        A function that starts non-positive (a contact just closed or opened at a
+        tangency) is shifted to start at ``+tol``: it fires only when it drops by more than
+        ``tol`` (``gap_tol`` for gaps, 1e-8 otherwise).
+        """
+        desc = self.modeset(self.mode).desc
+        tol = np.array([self.gap_tol if kd == "gap" else 1e-8 for _, kd in desc])
+        self.off = np.where(ev0 > 0, 0.0, tol - np.minimum(ev0, 0.0))
+        Ee = E + self.off[:, None]
+        for j in range(Ee.shape[1]):
+            fired = np.flatnonzero(Ee[:, j] <= 0)
+            if fired.size:
+                return j, list(fired)
         return None
 
     def _locate(self, ms, ta, xa, ea, tb, xb, eb, fired):
         """Illinois regula falsi for each fired function; the earliest root wins."""
         best = None
+        off = self.off
+        ea, eb = ea + off, eb + off
         tol = self.event_tol * max(1.0, abs(tb))
         for k in fired:
             a, fa, b, fb = ta, ea[k], tb, eb[k]
@@ -785,7 +793,7 @@ class EventEngine:
                 c = min(max(c, a + 0.01 * tol), b - 0.01 * tol)
                 xc, ec = ms.shoot(xa, self.P(ta, c - ta))
                 self.n_shoots += 1
-                xc, ec = np.array(xc).ravel(), np.array(ec).ravel()
+                xc, ec = np.array(xc).ravel(), np.array(ec).ravel() + off
                 fc = ec[k]
                 if fc > 0:
                     # keep the left state only as a reference time; re-integrate from xa
@@ -804,7 +812,7 @@ class EventEngine:
         # everything armed and non-positive at t_e happens together
         which = [k for k in range(len(ea)) if ea[k] > 0 and e_e[k] <= 0]
         which = which or ks
-        return t_e, x_e, e_e, [ms.desc[k] for k in which]
+        return t_e, x_e, e_e - off, [ms.desc[k] for k in which]
 
     def _handle(self, which):
         kinds = {kd for _, kd in which}

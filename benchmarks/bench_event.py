@@ -1,0 +1,102 @@
+"""Bouncing ball through its accumulation point: mechdae ``method="event"`` vs scipy's
+``solve_ivp`` with events (terminal event at the ground, restart after each impact).
+
+Ball of radius R = 0.1 dropped from 1 m (center at 1.1), e = 0.8, t_final = 5 s; the
+accumulation point is t_inf = t_1 + 2 v_1 e / (g (1 - e)) = 4.0637 s.
+
+scipy is run twice: without a resting heuristic (it has to restart after every impact; the
+flights shrink geometrically so it stalls at t_inf: capped by ``MAX_EVENTS`` impacts or
+``MAX_WALL`` seconds, and we report where it stopped), and with the usual heuristic (stop
+bouncing once the rebound speed falls below ``V_REST``; it then rests early, before t_inf).
+
+Run: ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_event.py``
+"""
+import os
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np                       # noqa: E402
+from scipy.integrate import solve_ivp    # noqa: E402
+
+import mechdae as md                     # noqa: E402
+
+G, R, H0, E, T_FINAL = 9.81, 0.1, 1.0, 0.8, 5.0
+MAX_EVENTS, MAX_WALL, V_REST = 10000, 20.0, 1e-3
+REPEAT = 5
+
+
+def scipy_ball(resting, rtol=1e-10, atol=1e-12):
+    def rhs(t, y):
+        return [y[1], -G]
+
+    def hit(t, y):
+        return y[0] - R
+    hit.terminal, hit.direction = True, -1
+    t, y = 0.0, np.array([R + H0, 0.0])
+    n = 0
+    wall0 = time.perf_counter()
+    stopped = "t_final"
+    while t < T_FINAL:
+        sol = solve_ivp(rhs, (t, T_FINAL), y, events=hit, rtol=rtol, atol=atol)
+        t, y = sol.t[-1], sol.y[:, -1].copy()
+        if sol.status != 1:
+            break
+        n += 1
+        y[1] = -E * y[1]
+        y[0] = R
+        if resting and y[1] < V_REST:
+            y[1] = 0.0
+            t = T_FINAL            # rests from here on (no more dynamics to integrate)
+            stopped = f"rest heuristic at t = {sol.t[-1]:.6f}"
+            break
+        if n >= MAX_EVENTS:
+            stopped = f"event cap ({MAX_EVENTS}) at t = {t:.10f}"
+            break
+        if time.perf_counter() - wall0 > MAX_WALL:
+            stopped = f"wall cap ({MAX_WALL:g} s) at t = {t:.10f}"
+            break
+        if sol.t[-1] - sol.t[0] == 0.0:
+            stopped = f"no progress at t = {t:.10f}"
+            break
+    return time.perf_counter() - wall0, n, t, y, stopped
+
+
+def best(f, k=REPEAT):
+    out = [f() for _ in range(k)]
+    return min(o[0] for o in out), out[0]
+
+
+def main():
+    t1 = np.sqrt(2 * H0 / G)
+    t_inf = t1 + 2 * G * t1 * E / (G * (1 - E))
+    sys_ = md.load("models/bouncing_ball.py", e=E).compile(stabilization=None)
+    sys_.simulate(T_FINAL, q0={"y": R + H0}, method="event")      # build the integrators
+
+    def run_md():
+        w0 = time.perf_counter()
+        res = sys_.simulate(T_FINAL, q0={"y": R + H0}, method="event", rtol=1e-10, atol=1e-12)
+        return time.perf_counter() - w0, res
+    t_md, (_, res) = best(run_md)
+    acc = [e for e in res.events if e.kind == "accumulation"]
+    n_imp = sum(e.kind == "impact" for e in res.events)
+    t_nr, (_, n_nr, tt_nr, y_nr, why_nr) = best(lambda: scipy_ball(False), k=1)
+    t_rs, (_, n_rs, tt_rs, y_rs, why_rs) = best(lambda: scipy_ball(True))
+    print(f"bouncing ball, e = {E}, t_final = {T_FINAL} s, analytic t_inf = {t_inf:.10f} s\n")
+    print(f"{'':32s}{'wall [s]':>10s}{'impacts':>9s}{'reached t':>14s}{'y(end)':>14s}"
+          f"{'v(end)':>12s}  note")
+    print(f"{'mechdae event':32s}{t_md:10.4f}{n_imp:9d}{res.t[-1]:14.10f}{res['y'][-1]:14.10f}"
+          f"{res.v[-1, 1]:12.2e}  accumulation at {acc[0].t:.10f} "
+          f"(error {acc[0].t - t_inf:.1e})")
+    print(f"{'scipy solve_ivp, no heuristic':32s}{t_nr:10.4f}{n_nr:9d}{tt_nr:14.10f}"
+          f"{y_nr[0]:14.10f}{y_nr[1]:12.2e}  stalls: {why_nr}")
+    print(f"{'scipy solve_ivp, rest heuristic':32s}{t_rs:10.4f}{n_rs:9d}{T_FINAL:14.10f}"
+          f"{y_rs[0]:14.10f}{y_rs[1]:12.2e}  {why_rs} (t_inf - t_rest = "
+          f"{t_inf - float(why_rs.split('= ')[-1]):.3f} s early)")
+    print(f"\nratios: scipy(no heuristic) / mechdae = {t_nr / t_md:.1f}x, "
+          f"scipy(rest heuristic) / mechdae = {t_rs / t_md:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
