@@ -39,6 +39,15 @@ def _parse_value(text):
     return text
 
 
+def _event_kinds(events):
+    if not events:
+        return ""
+    counts = {}
+    for e in events:
+        counts[e.kind] = counts.get(e.kind, 0) + 1
+    return " (" + ", ".join(f"{n} {k}" for k, n in counts.items()) + ")"
+
+
 def run(args, out=sys.stdout):
     """Execute ``mechdae run``; returns the exit status."""
     from ..loader import load_module
@@ -78,17 +87,24 @@ def run(args, out=sys.stdout):
         f"extra={system.nv + system.nz} contacts={len(system.contact_names)}",
         f"method       {res.stats.get('method', method)}  stabilization={system.stabilization!r}",
         f"time span    [0, {res.t[-1]:g}]  ({res.t.size} output points)",
-        f"events       {len(res.events)}",
+        f"events       {len(res.events)}" + _event_kinds(res.events),
         f"max drift    {res.max_drift():.3e}",
     ]
-    ee = res.energy_error()
-    lines.append(f"energy error {ee:.3e} (relative)" if ee is not None else "energy error n/a")
+    if res.events and res.energy is not None:
+        b = res.energy_balance()
+        lines.append(f"energy       {b['initial']:.6g} -> {b['final']:.6g}: {b['events']:+.6g} at "
+                     f"events, {b['unexplained']:+.3e} otherwise (friction work, integration)")
+    else:
+        ee = res.energy_error()
+        lines.append(f"energy error {ee:.3e} (relative)" if ee is not None else "energy error n/a")
     lines.append(f"rank drops   {res.stats.get('rank_drops', 0)}")
     if res.init_report:
         lines.append("initialized  " + ", ".join(f"{k}: {a:.6g} -> {b:.6g}"
                                                  for k, (a, b) in res.init_report.items()))
+    n_rhs = res.stats.get("n_rhs")
     lines.append(f"time taken   compile {t_compiled - t_start:.3f} s, simulate "
-                 f"{t_done - t_compiled:.3f} s (rhs evaluations: {res.stats.get('n_rhs', -1)})")
+                 f"{t_done - t_compiled:.3f} s"
+                 + (f" (rhs evaluations: {n_rhs})" if n_rhs is not None and n_rhs >= 0 else ""))
     if not args.no_plot:
         path = args.plot or f"{os.path.splitext(os.path.basename(args.model))[0]}.png"
         try:

@@ -45,6 +45,15 @@ def project_state(system, q, u, t, pv, wq=None, wu=None, tol=1e-13, max_iter=50)
                 q_try = None
         if q_try is None:
             q_try, it, res = _gauss_newton(system, q, t, pv, 1.0 / wq, tol, max_iter)
+        if not res <= 1e-8 * max(1.0, np.max(np.abs(q_try))):
+            phi = np.array(F["phi"](q_try, t, pv)).ravel()
+            worst = system.constraint_names[_row_owner(system, int(np.argmax(np.abs(phi))))]
+            raise ValueError(
+                f"{system.name}: consistent initialization failed: holonomic residual "
+                f"{res:.3g} (constraint '{worst}') after {it} Gauss-Newton iterations from "
+                f"q0 = {dict(zip(system.q_names, np.round(q, 6).tolist()))}; the constraint Jacobian "
+                "may be singular there. Give q0 nearer a configuration satisfying the "
+                "constraints, or pass initialize=False to keep the state as given")
         q = q_try
     if system.m + system.k:
         _, zc, C, _ = F["constraints"](q, u, t, pv)
@@ -54,6 +63,15 @@ def project_state(system, q, u, t, pv, wq=None, wu=None, tol=1e-13, max_iter=50)
         S = (C * Wi) @ C.T
         u = u - Wi * (C.T @ (np.linalg.pinv(S, rcond=1e-12) @ zc))
     return q, u, dict(iterations=it, residual=float(res))
+
+
+def _row_owner(system, row):
+    """Index in ``system.holonomic`` of the constraint owning holonomic row ``row``."""
+    for i, (_, n_rows) in enumerate(system.holonomic):
+        if row < n_rows:
+            return i
+        row -= n_rows
+    return 0
 
 
 def _gauss_newton(system, q, t, pv, Wi, tol, max_iter):

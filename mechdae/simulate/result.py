@@ -160,6 +160,25 @@ class Result:
         scale = max(abs(E[0]), np.max(np.abs(self.kinetic)) if self.kinetic is not None else 0, 1e-300)
         return float(np.max(np.abs(E - E[0])) / scale)
 
+    def energy_balance(self):
+        """Energy bookkeeping of a run with events, or None where energy is undefined.
+
+        Returns
+        -------
+        dict
+            ``initial``, ``final`` (T + V at the first and last output), ``events`` (the sum
+            of ``energy_after - energy_before`` over the recorded events: impacts,
+            accumulations) and ``unexplained = final - initial - events``, which collects
+            integration error, stabilization, and the work of sliding friction.
+        """
+        if self.energy is None:
+            return None
+        jumps = sum(float(e.energy_after) - float(e.energy_before) for e in self.events
+                    if e.energy_before is not None and e.energy_after is not None
+                    and np.isfinite(e.energy_before) and np.isfinite(e.energy_after))
+        E0, E1 = float(self.energy[0]), float(self.energy[-1])
+        return dict(initial=E0, final=E1, events=jumps, unexplained=E1 - E0 - jumps)
+
     # ------------------------------------------------------------------ output
     def to_dataframe(self):
         """A pandas DataFrame indexed by t (columns: every named series).

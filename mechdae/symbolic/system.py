@@ -154,6 +154,11 @@ class System:
                     raise ValueError(f"unknown parameter '{k}' for model '{self.name}'; "
                                      f"parameters: {', '.join(self.p_names) or 'none'}")
                 pv[self.p_names.index(k)] = float(val)
+        # inf is meaningful for some parameters (friction = inf: no sliding); NaN never is
+        bad = [n for n, x in zip(self.p_names, pv) if np.isnan(x)]
+        if bad:
+            raise ValueError(f"params: value of {', '.join(repr(b) for b in bad)} is NaN "
+                             f"for model '{self.name}'; give a number")
         return pv
 
     def state_arrays(self, q=None, v=None):
@@ -204,6 +209,12 @@ class System:
                                      f"{self.u_names}), got {arr.size}")
                 ua[:] = arr
                 gu[:] = True
+        for label, names, arr in (("q0", self.q_names, qa), ("v0", self.u_names, ua),
+                                  ("q0", self.v_names, va)):
+            bad = [n for n, x in zip(names, arr) if not np.isfinite(x)]
+            if bad:
+                raise ValueError(f"{label}: {', '.join(repr(b) for b in bad)} not finite for "
+                                 f"model '{self.name}'; give finite values")
         return qa, ua, va, gq, gu
 
     def _pw(self, params, inputs, t=0.0):
