@@ -383,7 +383,12 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
                     io.allow_energy_gain = 1;
                     io.max_solutions = 1;
                     st = mdae_impact_solve(&ip, &io, W->P, W->vel, mp, &dT, W->cw, W->ci, &ii);
-                } else {
+                    if (st != MDAE_OK && st != MDAE_AMBIGUOUS) use_lcp = 0;
+                    for (i = 0; i < n && use_lcp; ++i)
+                        if (!isfinite(W->P[i])) use_lcp = 0;
+                    /* no LCP solution (degenerate pivoting at rest): fall back to NSGS */
+                }
+                if (!use_lcp) {
                     mdae_fc_problem fp;
                     mdae_fc_options fo;
                     mdae_fc_info fi;

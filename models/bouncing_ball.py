@@ -35,14 +35,17 @@ def build(R=0.1, m=1.0, g=9.81, e=0.8, mu=0.0):
     R, m, g : float
         Radius (m), mass (kg), gravity (m/s^2): parameter defaults.
     e, mu : float
-        Restitution and friction of the ground contact (fixed at build time, since the
-        time-stepping driver reads contact laws as numbers).
+        Restitution and friction of the ground contact: parameter defaults too, so
+        ``simulate(params={"e": 0.5})`` (or ``mechdae run ... -p e=0.5``) changes them
+        without recompiling.
     """
     model = md.Model("bouncing_ball")
     x, y = model.coordinates("x y")
     R = model.parameter("R", R)
     mass = model.parameter("m", m)
     g = model.parameter("g", g)
+    e = model.parameter("e", e)
+    mu = model.parameter("mu", mu)
     model.kinetic_energy(0.5 * mass * (md.der(x) ** 2 + md.der(y) ** 2))
     model.potential_energy(mass * g * y)
     model.contact("ground", gap=y - R, tangent=x, restitution=e, friction=mu)

@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import PainleveError, SolverError
 from . import register_method
 from .inputs import resolve_inputs, inputs_key, input_mx, constant_vector
+from ._laws import laws_function, contact_laws
 from .init import project_state
 from .result import Event
 from .smooth import stabilization_matrices, postprocess
@@ -50,23 +51,6 @@ OPEN, CLOSED, STICK, SLIDE_POS, SLIDE_NEG = "o", "n", "k", "+", "-"
 # ------------------------------------------------------------------------------------ #
 # symbolic pieces (built once per System and input signature, cached on the System)
 # ------------------------------------------------------------------------------------ #
-
-def _laws(system):
-    """CasADi Function ``p -> (e_n, e_t, mu)`` per contact (laws may be parameters)."""
-    key = ("event-laws",)
-    f = system._integrators.get(key)
-    if f is None:
-        d = system._d
-        cols = [[], [], []]
-        for c in system.contacts:
-            for lst, k in zip(cols, ("restitution", "tangential_restitution", "friction")):
-                val = c[k]
-                lst.append(val if isinstance(val, ca.SX) else ca.SX(float(val)))
-        outs = [ca.vertcat(*lst) if lst else ca.SX(0, 1) for lst in cols]
-        f = ca.Function("laws", [d.p], outs, ["p"], ["e_n", "e_t", "mu"])
-        system._integrators[key] = f
-    return f
-
 
 def _layout(system):
     npar = len(system.p_names)
@@ -126,7 +110,7 @@ def _mode_core(system, specs, mode, gains):
         W = F["W"](q, t, p)
         Wd = F["Wdot_u"](q, u, t, p)
         g = F["gap"](q, t, p)
-        _, _, mu = _laws(system)(p)
+        _, _, mu = laws_function(system)(p)
         mu_eff = ca.fmin(mu, 1e300)
     offs = _offsets(system)
     # position of each contact's unknowns in Lambda
@@ -324,10 +308,7 @@ class EventEngine:
         self.offs = _offsets(system)
         self.nt = [c["n_tangent"] for c in system.contacts]
         self.dim = max([2] + [1 + n for n in self.nt])
-        en, et, mu = _laws(system)(pv)
-        self.e_n = np.array(en).ravel()
-        self.e_t = np.array(et).ravel()
-        self.mu = np.array(mu).ravel()
+        self.e_n, self.e_t, self.mu = contact_laws(system, pv)
         self.skey = inputs_key(specs)
         tkey = ("event-terms", self.skey)
         if tkey not in system._integrators:

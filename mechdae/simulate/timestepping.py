@@ -47,6 +47,7 @@ import casadi as ca
 import numpy as np
 
 from ..errors import SolverError
+from ._laws import contact_laws
 from .inputs import resolve_inputs, input_values
 from .result import Result, Event
 
@@ -272,10 +273,8 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
             if abs(a - b) > 1e-10 * (1 + abs(a)):
                 init_report[name] = (float(a), float(b))
         qa, ua = q1, u1
-    laws = system.contacts
-    e_n = np.array([float(c["restitution"]) for c in laws])
-    e_t = np.array([float(c["tangential_restitution"]) for c in laws])
-    mu = np.array([float(c["friction"]) if c["n_tangent"] else 0.0 for c in laws])
+    e_n, e_t, mu = contact_laws(system, pv)
+    mu = np.where([c["n_tangent"] > 0 for c in system.contacts], mu, 0.0) if mu.size else mu
     quat = np.array([i for qi in system.quaternions for i in qi], dtype=np.intc)
     nw = sizes["nw"]
     w_steps = None

@@ -1,0 +1,79 @@
+"""Contact laws ``(e_n, e_t, mu)`` per contact at a run's parameter values.
+
+A contact's restitution, tangential restitution and friction may be numbers or
+expressions of the model's parameters (``m.contact(..., restitution=e)`` with
+``e = m.parameter("e", 0.8)``); every driver evaluates them here, with the run's parameter
+vector, so that ``params={"e": 0.5}`` takes effect without recompiling.
+"""
+import casadi as ca
+import numpy as np
+
+__all__ = ["laws_function", "contact_laws"]
+
+_KEYS = ("restitution", "tangential_restitution", "friction")
+
+
+def laws_function(system):
+    """CasADi Function ``p -> (e_n, e_t, mu)``, one entry per contact (cached on the System).
+
+    Usable symbolically (``laws_function(system)(p_mx)``) or numerically.
+    """
+    cache = system.__dict__.setdefault("_laws_cache", {})
+    f = cache.get("f")
+    if f is None:
+        d = system._d
+        cols = [[], [], []]
+        for c in system.contacts:
+            for lst, k in zip(cols, _KEYS):
+                val = c[k]
+                lst.append(val if isinstance(val, ca.SX) else ca.SX(float(val)))
+        outs = [ca.vertcat(*lst) if lst else ca.SX(0, 1) for lst in cols]
+        f = ca.Function("laws", [d.p], outs, ["p"], ["e_n", "e_t", "mu"])
+        cache["f"] = f
+    return f
+
+
+def contact_laws(system, pv):
+    """Numeric contact laws at the parameter vector ``pv``.
+
+    Parameters
+    ----------
+    system : System
+    pv : array (n_p,)
+        Parameter vector in the System's order (``system.param_vector(params)``).
+
+    Returns
+    -------
+    e_n, e_t, mu : arrays (n_c,)
+        Normal and tangential restitution, friction coefficient (``inf``: no sliding).
+
+    Raises
+    ------
+    ValueError
+        A law outside its range (``e_n`` in [0, 1], ``e_t`` in [-1, 1], ``mu >= 0``),
+        naming the contact.
+
+    Examples
+    --------
+    >>> sys = md.load("models/bouncing_ball.py").compile()            # doctest: +SKIP
+    >>> contact_laws(sys, sys.param_vector({"e": 0.5}))[0]             # doctest: +SKIP
+    array([0.5])
+    """
+    nc = len(system.contacts)
+    if nc == 0:
+        z = np.zeros(0)
+        return z, z.copy(), z.copy()
+    out = laws_function(system)(np.asarray(pv, float))
+    e_n, e_t, mu = (np.array(a, dtype=float).ravel() for a in out)
+    bad = []
+    for i, c in enumerate(system.contacts):
+        if not 0.0 <= e_n[i] <= 1.0:
+            bad.append(f"contact '{c['name']}': restitution e_n = {e_n[i]:g} not in [0, 1]")
+        if not -1.0 <= e_t[i] <= 1.0:
+            bad.append(f"contact '{c['name']}': tangential_restitution e_t = {e_t[i]:g} "
+                       "not in [-1, 1]")
+        if not mu[i] >= 0.0:
+            bad.append(f"contact '{c['name']}': friction mu = {mu[i]:g} must be >= 0")
+    if bad:
+        raise ValueError("; ".join(bad) + " (check params=)")
+    return e_n, e_t, mu
