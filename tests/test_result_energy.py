@@ -12,7 +12,7 @@ def test_bouncing_ball_energy_balance_matches_restitution_losses():
     e, h0, g, m, R = 0.8, 1.0, 9.81, 1.0, 0.1
     model = md.load(str(REPO / "models" / "bouncing_ball.py"), e=e)
     sys = model.compile(stabilization=None)
-    res = sys.simulate(1.5, q0={"x": 0.0, "y": R + h0}, method="event")
+    res = sys.simulate(1.5, q0={"x": 0.0, "y": R + h0}, method="event", rtol=1e-10, atol=1e-12)
     impacts = [ev for ev in res.events if ev.kind == "impact"]
     assert len(impacts) >= 2
     b = res.energy_balance()
@@ -20,7 +20,7 @@ def test_bouncing_ball_energy_balance_matches_restitution_losses():
     # plus the constant m g R); each impact keeps e^2 of it
     T1 = m * g * h0
     expected = sum(-(1 - e**2) * T1 * e**(2 * k) for k in range(len(impacts)))
-    assert b["events"] == pytest.approx(expected, rel=2e-6)   # integration tolerance
+    assert b["events"] == pytest.approx(expected, rel=1e-7)
     assert abs(b["unexplained"]) < 1e-7 * T1
-    assert b["final"] - b["initial"] == pytest.approx(expected, rel=2e-6)
+    assert b["final"] - b["initial"] == pytest.approx(expected, rel=1e-7)
 
