@@ -34,43 +34,52 @@ static double norm2(int n, const double *x)
     return sqrt(s);
 }
 
-/* Solve A X = B (A n x n row-major, B n x nrhs row-major), both overwritten; X in B.
- * Each equation is first scaled so that its largest coefficient is 1: the rank decisions
- * below must not depend on how an equation is written (a sliding row P_t + mu s P_n = 0 with mu = 1e9 next to a Delassus row of order one
- * would otherwise set the pivot threshold to 1e-4 and accept dropped rows with residuals
- * of order one). Gaussian elimination with partial pivoting; a column whose best pivot
- * is below 1e-13 (scaled equations) is free (its unknown is set to 0: basic solution).
- * Returns 0 when the system is consistent (every dropped row has a right-hand side
- * below the tolerance), 1 otherwise. piv: n ints. */
+#define SB_MAX (3 * MDAE_CONTACT_ENUM_MAX)
+
+/* Solve A X = B (A n x n row-major, B n x nrhs row-major, n <= SB_MAX), both
+ * overwritten; X in B. Gaussian elimination with scaled partial pivoting: every decision
+ * is made on the equations scaled so that their largest coefficient is 1 (row scaling
+ * commutes with elimination, so the scales r_i = max_j |A_ij| are kept aside and the
+ * comparisons multiplied out; no division but one per pivot). The rank decisions must
+ * not depend on how an equation is written: a sliding row P_t + mu s P_n = 0 with
+ * mu = 1e9 next to a Delassus row of order one once set an absolute pivot threshold of
+ * 1e-4 and accepted dropped rows with residuals of order one. A column whose best scaled
+ * pivot is below 1e-13 is free (its unknown is set to 0: basic solution). Returns 0 when
+ * the system is consistent (every dropped row has a scaled right-hand side below
+ * 2e-9 max_i |B_i| / r_i), 1 otherwise. piv: n ints. */
 static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *X)
 {
-    int row = 0, j, i, c, r;
-    double amax, bmax, eps;
+    int row = 0, j, i, c, r, bi = -1;
+    double rs[SB_MAX], ipv[SB_MAX], bb = 0.0, bmax;
+    if (n > SB_MAX) return 1;
     for (i = 0; i < n; ++i) {
-        double rm = inf_norm(n, A + (size_t)i * n), sc;
-        if (!(rm > 0.0) || !(rm < HUGE_VAL) || rm == 1.0) continue;
-        sc = 1.0 / rm;
-        for (c = 0; c < n; ++c) A[(size_t)i * n + c] *= sc;
-        for (c = 0; c < nrhs; ++c) B[(size_t)i * nrhs + c] *= sc;
+        double rm = inf_norm(n, A + (size_t)i * n), bm = inf_norm(nrhs, B + (size_t)i * nrhs);
+        rs[i] = (rm > 0.0 && rm < HUGE_VAL) ? rm : 1.0;
+        /* largest scaled right-hand side |B_i| / r_i, compared without dividing */
+        if (bm > 0.0 && (bi < 0 || bm * rs[bi] > bb * rs[i])) { bi = i; bb = bm; }
     }
-    amax = inf_norm(n * n, A);
-    bmax = inf_norm(n * nrhs, B);
-    eps = 1e-13 * (amax > 0 ? amax : 1.0);
+    bmax = bi >= 0 ? bb / rs[bi] : 1.0;
     for (j = 0; j < n; ++j) piv[j] = -1;       /* piv[col] = pivot row or -1 (free) */
     for (j = 0; j < n && row < n; ++j) {
         int best = -1;
-        double bv = eps;
+        double bv = 0.0, br = 1.0, ip;
         for (i = row; i < n; ++i) {
             double a = fabs(A[i * n + j]);
-            if (a > bv) { bv = a; best = i; }
+            if (a > 1e-13 * rs[i] && (best < 0 || a * br > bv * rs[i])) {
+                bv = a; br = rs[i]; best = i;
+            }
         }
         if (best < 0) continue;
         if (best != row) {
-            for (c = 0; c < n; ++c) { double t = A[row * n + c]; A[row * n + c] = A[best * n + c]; A[best * n + c] = t; }
-            for (c = 0; c < nrhs; ++c) { double t = B[row * nrhs + c]; B[row * nrhs + c] = B[best * nrhs + c]; B[best * nrhs + c] = t; }
+            double t;
+            for (c = 0; c < n; ++c) { t = A[row * n + c]; A[row * n + c] = A[best * n + c]; A[best * n + c] = t; }
+            for (c = 0; c < nrhs; ++c) { t = B[row * nrhs + c]; B[row * nrhs + c] = B[best * nrhs + c]; B[best * nrhs + c] = t; }
+            t = rs[row]; rs[row] = rs[best]; rs[best] = t;
         }
+        ip = 1.0 / A[row * n + j];
+        ipv[j] = ip;
         for (i = row + 1; i < n; ++i) {
-            double f = A[i * n + j] / A[row * n + j];
+            double f = A[i * n + j] * ip;
             if (f == 0.0) continue;
             A[i * n + j] = 0.0;
             for (c = j + 1; c < n; ++c) A[i * n + c] -= f * A[row * n + c];
@@ -82,12 +91,9 @@ static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *
     /* rows >= row are (numerically) zero: consistent only if their rhs vanish */
     for (r = row; r < n; ++r)
         for (c = 0; c < nrhs; ++c)
-            if (fabs(B[r * nrhs + c]) > 1e-9 * (bmax > 0 ? bmax : 1.0) * (1.0 + amax)) return 1;
-    /* back substitution; X overwrites B row by column index. Use the rows in place:
-     * process columns from last to first. */
+            if (fabs(B[r * nrhs + c]) > 2e-9 * bmax * rs[r]) return 1;
+    /* back substitution, in B: x_j goes into the pivot row of column j, then permute */
     for (c = 0; c < nrhs; ++c) {
-        /* temporary: compute x_j into A's unused storage is unsafe; do it in B by
-         * writing the solution into the pivot rows, then permute. */
         for (j = n - 1; j >= 0; --j) {
             int pr = piv[j];
             double s;
@@ -95,7 +101,7 @@ static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *
             s = B[pr * nrhs + c];
             for (i = j + 1; i < n; ++i)
                 if (piv[i] >= 0) s -= A[pr * n + i] * B[piv[i] * nrhs + c];
-            B[pr * nrhs + c] = s / A[pr * n + j];
+            B[pr * nrhs + c] = s * ipv[j];
         }
     }
     /* now B[piv[j]] holds x_j; move into order x_j -> row j (free -> 0) */
@@ -1000,6 +1006,28 @@ int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double 
     info->bad_index = bad_k;
     info->status = bad_k >= 0 ? MDAE_BAD_INPUT : first;
     return info->status;
+}
+
+void mdae_impact_apply(int nprob, int n, int nu, const double *Bt, const double *P,
+                       const double *u, const double *M, double *u_plus, double *T_plus)
+{
+    int k, i, j;
+    for (k = 0; k < nprob; ++k) {
+        const double *B = Bt + (size_t)k * n * nu, *Pk = P + (size_t)k * n;
+        const double *uk = u + (size_t)k * nu, *Mk = M + (size_t)k * nu * nu;
+        double *up = u_plus + (size_t)k * nu, T = 0.0;
+        for (i = 0; i < nu; ++i) up[i] = uk[i];
+        for (j = 0; j < n; ++j) {
+            double pj = Pk[j];
+            for (i = 0; i < nu; ++i) up[i] += B[j * nu + i] * pj;
+        }
+        for (i = 0; i < nu; ++i) {
+            double s = 0.0;
+            for (j = 0; j < nu; ++j) s += Mk[i * nu + j] * up[j];
+            T += up[i] * s;
+        }
+        T_plus[k] = 0.5 * T;
+    }
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -136,6 +136,13 @@ int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double 
                       int *modes, double *dT, int *status, int *nsol,
                       double *work, int *iwork, mdae_impact_info *info);
 
+/* Speeds after impulses, nprob problems one after another: u_plus = u + B P and
+ * T_plus = u_plus^T M u_plus / 2, with B (nu x n) given transposed, Bt[nprob*n*nu]
+ * (row j of Bt: the speed jump per unit impulse j), P[nprob*n], u[nprob*nu],
+ * M[nprob*nu*nu] (symmetric). NaN impulses give NaN speeds and energies. */
+void mdae_impact_apply(int nprob, int n, int nu, const double *Bt, const double *P,
+                       const double *u, const double *M, double *u_plus, double *T_plus);
+
 /* Acceleration-level contact problem a = D lam + b with the sliding velocities v_t
  * [nc*(dim-1)] (|v_t| <= slide_tol: sticking contact). Enumerates every consistent mode
  * combination: MDAE_OK (unique), MDAE_AMBIGUOUS (indeterminate), MDAE_INCONSISTENT.

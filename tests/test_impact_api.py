@@ -313,3 +313,24 @@ def test_fast_path_agrees_with_general_path(sb):
     a = sb.impact(q, v, params={"e": 0.2}).v_plus["der(y)"]
     b = sb.impact(q, v).v_plus["der(y)"]
     assert a == pytest.approx(0.4) and b == pytest.approx(1.6)
+
+
+def test_kernel_batch_threads_identical_to_serial():
+    rng = np.random.default_rng(7)
+    N, k = 1001, 2
+    A = rng.normal(size=(N, 2 * k, 2 * k))
+    D = np.ascontiguousarray(A @ A.transpose(0, 2, 1) / 4 + 1e-3 * np.eye(2 * k))
+    D = 0.5 * (D + D.transpose(0, 2, 1))
+    v = rng.normal(size=(N, 2 * k))
+    mu = rng.choice([0.0, 0.3, 1.0, np.inf], size=(N, k))
+    one = kernels.impact_batch(D, v, 0.2, 0.0, mu, 2, energy="report")
+    two = kernels.impact_batch(D, v, 0.2, 0.0, mu, 2, energy="report", threads=2)
+    for a, b in ((one.P, two.P), (one.v_plus, two.v_plus), (one.modes, two.modes),
+                 (one.energy_change, two.energy_change), (one.n_solutions, two.n_solutions)):
+        np.testing.assert_array_equal(a, b)
+    assert list(one.status) == list(two.status)
+    assert {"unique", "ambiguous"} <= set(one.status)
+    # a bad problem in the second half is named by its index
+    D[900, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="problem 900: D: entry .* is not finite"):
+        kernels.impact_batch(D, v, 0.2, 0.0, mu, 2, threads=2)

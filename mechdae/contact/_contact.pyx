@@ -61,8 +61,8 @@ cdef extern from "mdae_contact.h":
         int bad_index
 
     void mdae_impact_options_default(mdae_impact_options *opt)
-    size_t mdae_contact_work_size(int nc, int dim, int facets)
-    size_t mdae_contact_iwork_size(int nc, int dim, int facets)
+    size_t mdae_contact_work_size(int nc, int dim, int facets) nogil
+    size_t mdae_contact_iwork_size(int nc, int dim, int facets) nogil
     int mdae_impact_solve(const mdae_impact_problem *p, const mdae_impact_options *opt,
                           double *P, double *v_plus, int *modes, double *dT,
                           double *work, int *iwork, mdae_impact_info *info) nogil
@@ -71,6 +71,9 @@ cdef extern from "mdae_contact.h":
                           const mdae_impact_options *opt, double *P, double *v_plus,
                           int *modes, double *dT, int *status, int *nsol,
                           double *work, int *iwork, mdae_impact_info *info) nogil
+    void mdae_impact_apply(int nprob, int n, int nu, const double *Bt, const double *P,
+                           const double *u, const double *M, double *u_plus,
+                           double *T_plus) nogil
     int mdae_painleve_solve(int nc, int dim, const double *D, const double *b,
                             const double *v_t, const double *mu, double slide_tol,
                             const mdae_impact_options *opt, double *lam, double *acc,
@@ -162,31 +165,54 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
             info.bad_index, P, vp, modes, dT)
 
 
+cdef int _batch_chunk(int k0, int k1, int nc, int dim, const double *D,
+                      const double *v_minus, const double *e_n, const double *e_t,
+                      const double *mu, const mdae_impact_options *o, double *P, double *vp,
+                      int *modes, double *dT, int *st, int *ns, int facets,
+                      mdae_impact_info *info) noexcept nogil:
+    """Problems k0 <= k < k1 with a workspace of their own (one call per thread)."""
+    cdef int n = nc * dim
+    cdef size_t nn = <size_t>n * n
+    cdef double *work = <double *>malloc(mdae_contact_work_size(nc, dim, facets) * sizeof(double))
+    cdef int *iwork = <int *>malloc(mdae_contact_iwork_size(nc, dim, facets) * sizeof(int))
+    cdef int r
+    if work == NULL or iwork == NULL:
+        free(work); free(iwork)
+        return -1
+    r = mdae_impact_batch(k1 - k0, nc, dim, D + k0 * nn, v_minus + <size_t>k0 * n,
+                          e_n + <size_t>k0 * nc, e_t + <size_t>k0 * nc, mu + <size_t>k0 * nc,
+                          o, P + <size_t>k0 * n, vp + <size_t>k0 * n, modes + <size_t>k0 * nc,
+                          dT + k0, st + k0, ns + k0, work, iwork, info)
+    free(work); free(iwork)
+    if info.bad_index >= 0:
+        info.bad_index += k0
+    return r
+
+
 def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
                  const double[:, ::1] e_n, const double[:, ::1] e_t, const double[:, ::1] mu,
                  int dim, int method, int facets, int max_iter, double tol, double energy_tol,
-                 bint allow_energy_gain):
+                 bint allow_energy_gain, int threads=1):
+    """N problems in one C call per thread (``threads`` > 1: contiguous chunks solved
+    in parallel, the GIL released)."""
     cdef int nprob = D.shape[0]
     cdef int n = D.shape[1]
     cdef int nc = e_n.shape[1]
     cdef mdae_impact_options o
-    cdef mdae_impact_info info
+    cdef mdae_impact_info info, info2
+    cdef int k, r1, r2 = 0, half
     P = np.empty((nprob, n))
     vp = np.empty((nprob, n))
     modes = np.empty((nprob, nc), dtype=np.intc)
     dT = np.empty(nprob)
     st = np.empty(nprob, dtype=np.intc)
     ns = np.empty(nprob, dtype=np.intc)
-    work = np.empty(mdae_contact_work_size(nc, dim, facets))
-    iwork = np.empty(mdae_contact_iwork_size(nc, dim, facets), dtype=np.intc)
     cdef double[:, ::1] Pv = P
     cdef double[:, ::1] vpv = vp
     cdef int[:, ::1] mv = modes
     cdef double[::1] dTv = dT
     cdef int[::1] stv = st
     cdef int[::1] nsv = ns
-    cdef double[::1] wv = work
-    cdef int[::1] iwv = iwork
     mdae_impact_options_default(&o)
     o.method = method; o.facets = facets; o.max_solutions = 1; o.max_iter = max_iter
     o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
@@ -195,11 +221,69 @@ def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
         st[:] = 0
         ns[:] = 1
         return 0, 0, -1, P, vp, modes, dT, st, ns
-    with nogil:
-        mdae_impact_batch(nprob, nc, dim, &D[0, 0, 0], &v_minus[0, 0], &e_n[0, 0], &e_t[0, 0],
-                          &mu[0, 0], &o, &Pv[0, 0], &vpv[0, 0], &mv[0, 0], &dTv[0], &stv[0],
-                          &nsv[0], &wv[0], &iwv[0], &info)
+    cdef const double *Dp = &D[0, 0, 0]
+    cdef const double *vmp = &v_minus[0, 0]
+    cdef const double *enp = &e_n[0, 0]
+    cdef const double *etp = &e_t[0, 0]
+    cdef const double *mup = &mu[0, 0]
+    cdef double *Pp = &Pv[0, 0]
+    cdef double *vpp = &vpv[0, 0]
+    cdef int *mp = &mv[0, 0]
+    cdef double *dTp = &dTv[0]
+    cdef int *stp = &stv[0]
+    cdef int *nsp = &nsv[0]
+    half = nprob if threads <= 1 or nprob < 64 else nprob // 2
+    info2.bad_index = -1
+    info2.status = 0
+    if half < nprob:
+        import threading
+        res = []
+
+        def second():
+            cdef int r
+            with nogil:
+                r = _batch_chunk(half, nprob, nc, dim, Dp, vmp, enp, etp, mup, &o, Pp, vpp,
+                                 mp, dTp, stp, nsp, facets, &info2)
+            res.append(r)
+        th = threading.Thread(target=second)
+        th.start()
+        with nogil:
+            r1 = _batch_chunk(0, half, nc, dim, Dp, vmp, enp, etp, mup, &o, Pp, vpp, mp, dTp,
+                              stp, nsp, facets, &info)
+        th.join()
+        r2 = res[0]
+    else:
+        with nogil:
+            r1 = _batch_chunk(0, nprob, nc, dim, Dp, vmp, enp, etp, mup, &o, Pp, vpp, mp, dTp,
+                              stp, nsp, facets, &info)
+    if r1 == -1 or r2 == -1:
+        raise MemoryError()
+    if r1 == 0 and r2 != 0:      # the first chunk's status wins, as in one serial call
+        info = info2
     return info.status, info.bad_input, info.bad_index, P, vp, modes, dT, st, ns
+
+
+def impact_apply(const double[:, :, ::1] Bt, const double[:, ::1] P, const double[:, ::1] u,
+                 const double[:, :, ::1] M):
+    """``u+ = u + B P`` and ``T+ = u+^T M u+ / 2`` for N problems (Bt: (N, n, nu))."""
+    cdef int nprob = u.shape[0]
+    cdef int nu = u.shape[1]
+    cdef int n = P.shape[1]
+    up = np.empty((nprob, nu))
+    T = np.empty(nprob)
+    cdef double[:, ::1] upv = up
+    cdef double[::1] Tv = T
+    if Bt.shape[0] != nprob or P.shape[0] != nprob or M.shape[0] != nprob or \
+            Bt.shape[1] != n or Bt.shape[2] != nu or M.shape[1] != nu or M.shape[2] != nu:
+        raise ValueError("impact_apply: shapes do not match")
+    if nprob == 0 or nu == 0:
+        T[:] = 0.0
+        return up, T
+    with nogil:
+        mdae_impact_apply(nprob, n, nu, &Bt[0, 0, 0] if n > 0 else &_dummy,
+                          &P[0, 0] if n > 0 else &_dummy, &u[0, 0], &M[0, 0, 0], &upv[0, 0],
+                          &Tv[0])
+    return up, T
 
 
 def painleve(const double[:, ::1] D, const double[::1] b, const double[::1] v_t,

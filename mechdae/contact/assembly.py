@@ -62,6 +62,9 @@ GAP_TOL = 1e-8
 
 _ASM_KEY = "_mdae_contact_assembler"
 
+BATCH_THREADS = 2
+"""Threads of ``impact_batch`` (N >= 256): the mapped CasADi evaluation and the C solves."""
+
 PIVOT_TOL = 1e-12
 """A mass matrix whose smallest LDL pivot ratio ``d_i / M_ii`` is below this is singular."""
 
@@ -237,6 +240,7 @@ class _Assembler:
         self._gbuf.set_res(1, memoryview(self.chk_out))
         self.p_is_default = False      # does self._in[4] hold the default parameters?
         self._fast = {}
+        self._Fb = None
 
     def fast_solver(self, idx):
         """The :class:`_FastImpact` of the active set ``idx`` (tuple), or None when the
@@ -306,26 +310,43 @@ class _Assembler:
         self.check_pivot(float(self._out[-1][0, 0]), ins[0], ins[4])
         return {n: a.T.copy() for n, a in zip(self.out_names, self._out)}
 
+    def _batch_function(self):
+        """The graph of the vectorized impact path: only what it needs, laws included, so
+        that N states are one mapped call."""
+        if self._Fb is None:
+            S = self._sym
+            outs = [S["gap"], S["Wu"], S["D"], S["B"], S["M"], S["piv"], self.law_sym, S["T"]]
+            self.batch_names = ["gap", "Wu", "D", "B", "M", "piv", "laws", "T"]
+            self.batch_shapes = [(o.shape[0], o.shape[1]) for o in outs]
+            F = ca.Function("contact_impact_batch", [S[k] for k in "q u v t p w".split()],
+                            [ca.densify(ca.MX(o)) for o in outs])
+            self._Fb = _expanded(F)
+        return self._Fb
+
     def evaluate_batch(self, Q, U, VX, t, P, Wv):
-        """Evaluate for N states (columns); arrays of shape (N, rows, cols)."""
+        """Evaluate the batch graph (gap, Wu, D, B, M, piv, laws, T) for N states (columns);
+        arrays of shape (N, rows, cols). One mapped call, threaded over
+        :data:`BATCH_THREADS` threads for large N."""
         N = Q.shape[1]
+        Fb = self._batch_function()
         Fm = self._maps.get(N)
         if Fm is None:
-            Fm = self.F.map(N)
+            Fm = (Fb.map(N, "thread", BATCH_THREADS) if BATCH_THREADS > 1 and N >= 256
+                  else Fb.map(N))
             if len(self._maps) > 8:
                 self._maps.clear()
             self._maps[N] = Fm
         # buffer evaluation: inputs as (N, n) C arrays = column-major (n, N); outputs
         # (rows, N*cols) column-major = C arrays (N*cols, rows)
         ins = [np.ascontiguousarray(x.T) for x in (Q, U, VX, np.full((1, N), float(t)), P, Wv)]
-        outs = [np.empty((N * c, r_)) for (r_, c) in self.shapes]
+        outs = [np.empty((N * c, r_)) for (r_, c) in self.batch_shapes]
         buf, ev = Fm.buffer()
         for i, a in enumerate(ins):
             buf.set_arg(i, memoryview(a))
         for i, a in enumerate(outs):
             buf.set_res(i, memoryview(a))
         ev()
-        piv = outs[-1].ravel()
+        piv = outs[5].ravel()
         bad = ~(piv > PIVOT_TOL)
         if bad.any():
             i = int(np.argmax(bad))
@@ -335,7 +356,7 @@ class _Assembler:
                 raise ValueError(f"state {i} ({int(bad.sum())} of {N} states singular): "
                                  f"{exc}") from None
         return {name: a.reshape(N, cols, rows).transpose(0, 2, 1)
-                for name, a, (rows, cols) in zip(self.out_names, outs, self.shapes)}
+                for name, a, (rows, cols) in zip(self.batch_names, outs, self.batch_shapes)}
 
 
 class _FastImpact:
@@ -1172,8 +1193,8 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     nc = len(idx)
     n = nc * dim
     sel = np.array(idx, dtype=int)
-    M = out["M"]
-    T0 = 0.5 * np.einsum("ni,nij,nj->n", U, M, U)
+    M = out["M"]                                   # symmetric: the buffer is C-ordered M
+    T0 = out["T"][:, 0, 0]
     if nc == 0:
         return ImpactBatchResult(U.copy(), np.zeros((N, 0)), np.zeros((N, 0)),
                                  np.zeros((N, 0)), np.zeros((N, 0), int),
@@ -1183,26 +1204,32 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     if laws != {"newton"}:
         raise NotImplementedError("impact_batch: only the 'newton' law is vectorized; use "
                                   "System.impact for 'poisson' contacts")
-    Df, Wu, B = out["D"], out["Wu"][:, :, 0], out["B"]
-    D = np.zeros((N, n, n))
-    D[:, dst[:, None], dst[None, :]] = Df[:, src[:, None], src[None, :]]
-    if len(dst) < n:
-        dummy = np.setdiff1d(np.arange(n), dst)
-        d = np.mean(Df[:, src, src], axis=1)
-        d = np.where(d > 0, d, 1.0)
-        D[:, dummy, dummy] = d[:, None]
-    vm = np.zeros((N, n))
-    vm[:, dst] = Wu[:, src]
-    Bp = np.zeros((N, system.nu, n))
-    Bp[:, :, dst] = B[:, :, src]
-    e_n, e_t, mu = asm.law_values_batch(P)
-    e_n, e_t, mu = (np.ascontiguousarray(x[:, sel]) for x in (e_n, e_t, mu))
+    # D symmetric; B^T in C order is the raw buffer of out["B"]
+    Df, Wu, Bt = out["D"], out["Wu"][:, :, 0], out["B"].transpose(0, 2, 1)
+    if n == asm.nr and (src == dst).all() and (src == np.arange(n)).all():
+        D, vm, Btp = Df, Wu, Bt                    # every contact, no padding: no copy
+    else:
+        D = np.zeros((N, n, n))
+        D[:, dst[:, None], dst[None, :]] = Df[:, src[:, None], src[None, :]]
+        if len(dst) < n:
+            dummy = np.setdiff1d(np.arange(n), dst)
+            d = np.mean(Df[:, src, src], axis=1)
+            d = np.where(d > 0, d, 1.0)
+            D[:, dummy, dummy] = d[:, None]
+        vm = np.zeros((N, n))
+        vm[:, dst] = Wu[:, src]
+        Btp = np.zeros((N, n, system.nu))
+        Btp[:, dst, :] = Bt[:, src, :]
+    L = out["laws"][:, :, 0]                       # (N, 3 ncont): (e_n, e_t, mu) per contact
+    e_n, e_t, mu = (np.ascontiguousarray(L[:, 3 * sel + j]) for j in range(3))
     superelastic = bool((e_n > 1).any() or (e_t > 1).any())
     s = kernels.impact_batch(D, vm, e_n, e_t, mu, dim, method=method, tol=tol,
-                             energy="report", allow_superelastic=superelastic)
-    # problems without a solution have NaN impulses (kernel contract): NaN u+ and T1
-    up = U + np.einsum("nij,nj->ni", Bp, s.P)
-    T1 = 0.5 * np.einsum("ni,nij,nj->n", up, M, up)
+                             energy="report", allow_superelastic=superelastic,
+                             threads=BATCH_THREADS if N >= 256 else 1)
+    # u+ = u + B P, T+ in C; problems without a solution have NaN impulses (kernel
+    # contract): NaN u+ and T1
+    up, T1 = _contact.impact_apply(np.ascontiguousarray(Btp), s.P, U,
+                                   np.ascontiguousarray(M.transpose(0, 2, 1)))
     status = s.status.copy()
     if not superelastic:
         gain = T1 - T0 > 1e-9 * np.maximum(T0, 1e-300) + 1e-14
