@@ -25,11 +25,17 @@ def register_method(name, driver):
 def simulate(system, t_final, method="auto", **kw):
     """Dispatch ``System.simulate`` to the driver registered for ``method``.
 
+    ``rtol`` / ``atol`` left at ``None`` are not passed on, so each driver applies its own
+    default tolerances.
+
     Raises
     ------
     ValueError
         For an unknown method (the message lists the available ones).
     """
+    for k in ("rtol", "atol"):
+        if k in kw and kw[k] is None:
+            del kw[k]
     try:
         driver = METHODS[method]
     except (KeyError, TypeError):

@@ -855,6 +855,8 @@ class EventEngine:
         return out
 
 
+EVENT_RTOL, EVENT_ATOL = 1e-10, 1e-12   # smooth phases of "event" and "auto" (with contacts)
+
 DEFAULTS = dict(contact_stabilization=(20.0, 100.0, 20.0), samples_per_window=8,
                 event_tol=1e-10, gap_tol=1e-8, vel_tol=1e-8, painleve="raise", zeno=True,
                 max_events=20000, max_step=None, integrator_options=None, n_out=501,
@@ -902,7 +904,7 @@ def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
 
 
 def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, method="event",
-                   rtol=1e-10, atol=1e-12, output_times=None, initialize=True,
+                   rtol=EVENT_RTOL, atol=EVENT_ATOL, output_times=None, initialize=True,
                    stabilization="compiled", **options):
     r"""Event-driven simulation of a System with unilateral contacts.
 
@@ -987,7 +989,7 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
             raise
         raise SolverError(f"{system.name}: event-driven integration failed at t = "
                           f"{eng.__dict__.get('t', ts[0]):.12g}: {exc}") from exc
-    stats = dict(method="event")
+    stats = dict(method="event", rtol=rtol, atol=atol)
     return build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
 
 

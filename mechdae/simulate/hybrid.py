@@ -19,7 +19,8 @@ import time as _time
 import numpy as np
 
 from . import register_method
-from .event import (DEFAULTS, EventEngine, _initial_state, _output_grid, build_result)
+from .event import (DEFAULTS, EVENT_ATOL, EVENT_RTOL, EventEngine, _initial_state, _output_grid,
+                    build_result)
 from .inputs import resolve_inputs
 from .result import Event
 from .smooth import simulate_smooth, stabilization_matrices
@@ -44,15 +45,17 @@ def _timestepping():
 
 
 def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
-                  rtol=1e-8, atol=1e-10, output_times=None, initialize=True,
+                  rtol=None, atol=None, output_times=None, initialize=True,
                   stabilization="compiled", **options):
     r"""Simulate with the method the motion needs ("auto").
 
     Parameters
     ----------
-    system, t_final, q0, v0, params, inputs, rtol, atol, output_times, initialize,
-    stabilization
+    system, t_final, q0, v0, params, inputs, output_times, initialize, stabilization
         As in :meth:`mechdae.System.simulate`.
+    rtol, atol : float, optional
+        cvodes tolerances; default the smooth driver's (1e-8, 1e-10) for a model without
+        contacts, the event driver's (1e-10, 1e-12) otherwise.
     dt : float, optional
         Step of the time-stepping stretches (default: ``span / 5000``).
     chatter_events : int
@@ -85,12 +88,16 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     ['timestepping', 'event']
     """
     if not system.contact_names:
+        rtol = 1e-8 if rtol is None else rtol
+        atol = 1e-10 if atol is None else atol
         return simulate_smooth(system, t_final, q0=q0, v0=v0, params=params, inputs=inputs,
                                method="cvodes", rtol=rtol, atol=atol, output_times=output_times,
                                initialize=initialize, stabilization=stabilization,
                                **{k: v for k, v in options.items()
                                   if k in ("n_out", "integrator_options")})
     wall0 = _time.perf_counter()
+    rtol = EVENT_RTOL if rtol is None else rtol
+    atol = EVENT_ATOL if atol is None else atol
     aopts = dict(AUTO_DEFAULTS)
     for k in list(options):
         if k in aopts:
@@ -181,7 +188,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
         eng.impact_log = {i: [] for i in range(eng.nc)}
         eng.start(eng.t, x, touching=touching)
     stats = dict(method="auto", switches=switches, timestepping_steps=ts_steps,
-                 timestepping_dt=dt if ts_steps else None)
+                 timestepping_dt=dt if ts_steps else None, rtol=rtol, atol=atol)
     res = build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
     return res
 

@@ -142,6 +142,7 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
     stats = {k: v for k, v in stats.items() if isinstance(v, (int, float, str, bool))}
     stats["n_rhs"] = int(stats.get("nfevals", stats.get("nfevals_total", -1)))
     stats["method"] = "idas" if method == "idas" else "cvodes"
+    stats.update(rtol=rtol, atol=atol)
     res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report)
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res

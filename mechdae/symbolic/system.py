@@ -281,7 +281,7 @@ class System:
 
     # ------------------------------------------------------------------ drivers
     def simulate(self, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
-                 rtol=1e-8, atol=1e-10, output_times=None, initialize=True,
+                 rtol=None, atol=None, output_times=None, initialize=True,
                  stabilization="compiled", **options):
         """Simulate from ``t = 0`` (or ``output_times[0]``) to ``t_final``.
 
@@ -298,8 +298,11 @@ class System:
         method : str
             ``"auto"``/``"smooth"``/``"cvodes"`` (ODE form), ``"idas"`` (DAE form); hybrid
             methods register themselves in :data:`mechdae.simulate.METHODS`.
-        rtol, atol : float
-            Integrator tolerances.
+        rtol, atol : float, optional
+            Integrator tolerances; ``None`` (default) lets the method choose: 1e-8 / 1e-10
+            for the smooth methods (and ``"auto"`` without contacts), 1e-10 / 1e-12 for
+            ``"event"`` and ``"auto"`` with contacts (event times inherit the integration
+            error); fixed-step methods ignore them.
         output_times : array, optional
             Output grid (default 501 points on ``[0, t_final]``).
         initialize : bool
