@@ -25,6 +25,8 @@ Kinetic energy of a uniform rod with center c and angle th: ``m |c'|^2 / 2 + m l
 """
 import math
 
+import numpy as np
+
 import mechdae as md
 
 SIMULATION = dict(
@@ -66,12 +68,18 @@ def impact_state(alpha, gamma, speed=1.0, l=1.0):
 
     ``th1 = alpha``, ``th2 = -alpha``, both feet on the ground; B at rest; D moving with
     ``speed (cos gamma, sin gamma)``. Returns ``(q, v)`` (speeds by coordinate name).
+    ``alpha`` and ``gamma`` may be arrays (broadcast): the dicts then hold arrays, as
+    ``System.impact_batch`` takes them.
     """
-    ca_, sa = math.cos(alpha), math.sin(alpha)
+    fn = math
+    if np.ndim(alpha) or np.ndim(gamma):
+        alpha, gamma = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(gamma, float))
+        fn = np
+    ca_, sa = fn.cos(alpha), fn.sin(alpha)
     # foot velocities from hip velocity (a, b) and rates w1, w2:
     #   D' = (a + l cos(th1) w1, b + l sin(th1) w1), B' = (a + l cos(th2) w2, b + l sin(th2) w2)
     # B' = 0 and D' = speed (cos gamma, sin gamma) give the generalized speeds:
-    xd, yd = speed * math.cos(gamma), speed * math.sin(gamma)
+    xd, yd = speed * fn.cos(gamma), speed * fn.sin(gamma)
     # unknowns a, b, w1, w2: a + l ca w2 = 0, b - l sa w2 = 0 (th2 = -alpha)
     # a + l ca w1 = xd, b + l sa w1 = yd  ->  l ca (w1 - w2) = xd, l sa (w1 + w2) = yd
     s_ = xd / (l * ca_)
@@ -80,6 +88,6 @@ def impact_state(alpha, gamma, speed=1.0, l=1.0):
     w2 = 0.5 * (t_ - s_)
     a = -l * ca_ * w2
     b = l * sa * w2
-    q = {"xO": 0.0, "yO": l * ca_, "th1": alpha, "th2": -alpha}
+    q = {"xO": 0.0 * alpha, "yO": l * ca_, "th1": alpha, "th2": -alpha}
     v = {"xO": a, "yO": b, "th1": w1, "th2": w2}
     return q, v

@@ -245,3 +245,13 @@ def test_batch_path_agrees_with_single_calls(sys_):
         np.testing.assert_allclose(out.v_plus_array[i], s.v_plus_array, atol=1e-10)
         assert out.mode("B")[i] == s.modes["B"]
         assert out.status[i] == s.status
+
+
+def test_region_map_vectorized_states_match_pointwise(sys_):
+    from mechdae.contact._cli import CLASSES, region_map
+    a1, g1, vec = region_map(sys_, tl.impact_state, f=0.5, n=24)
+    a2, g2, pts = region_map(sys_, lambda a, g: tl.impact_state(float(a), float(g)), f=0.5,
+                             n=24)
+    np.testing.assert_array_equal(vec, pts)
+    # the map shows the outcomes of fig. 5 (f = 0.5 < |I/F| somewhere: no region IV needed)
+    assert {CLASSES[i] for i in np.unique(vec)} >= {"inconsistent", "leaves", "slides", "stays"}

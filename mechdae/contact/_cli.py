@@ -41,16 +41,16 @@ def region_map(system, impact_state, f=0.5, n=200, contact="B", param="f"):
     """
     alpha = np.linspace(0.01, np.pi / 2 - 0.01, n)
     gamma = np.linspace(-np.pi + 0.01, -0.01, n)
-    qs, vs = [], []
-    for a in alpha:
-        for g in gamma:
-            q, v = impact_state(a, g)
-            qa, ua = system.state_arrays(q, v)[:2]
-            qs.append(qa)
-            vs.append(ua)
-    out = system.impact_batch(np.array(qs), np.array(vs), params={param: f}, energy="report")
+    A, G = np.meshgrid(alpha, gamma, indexing="ij")
+    try:        # vectorized impact_state (numpy in, dicts of arrays out)
+        qs, vs = impact_state(A.ravel(), G.ravel())
+    except TypeError:   # a scalar-only impact_state: one call per grid point
+        pts = [system.state_arrays(*impact_state(a, g))[:2] for a, g in zip(A.flat, G.flat)]
+        qs = np.array([p[0] for p in pts])
+        vs = np.array([p[1] for p in pts])
+    out = system.impact_batch(qs, vs, params={param: f}, energy="report")
     modes = out.mode(contact)
-    cls = np.zeros(len(qs), dtype=int)
+    cls = np.zeros(A.size, dtype=int)
     cls[modes == "separate"] = 1
     cls[modes == "slide"] = 2
     cls[modes == "stick"] = 3

@@ -7,6 +7,7 @@ come from C and are interpreted by mechdae.contact.kernels.
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 
 cnp.import_array()
 
@@ -446,6 +447,17 @@ cdef class BoundImpact:
         free(self.work)
         free(self.iwork)
 
+    def solve_checked(self, double tol, double T0, double piv, double piv_tol):
+        """:meth:`solve` for the System fast path: ``None`` unless the problem has a
+        usable first solution (pivot ratio ``piv > piv_tol``, status OK or AMBIGUOUS, no
+        kinetic energy gain over ``T0`` beyond ``1e-9 T0 + 1e-14``)."""
+        if not piv > piv_tol:
+            return None
+        r = self.solve(tol, False)
+        if (r[0] != 0 and r[0] != 7) or r[8] - T0 > 1e-9 * (T0 if T0 > 1e-300 else 1e-300) + 1e-14:
+            return None
+        return r
+
     def solve(self, double tol, bint allow_energy_gain):
         """Returns ``(status, nsol, P, v_plus, modes, dT, u_plus, delta_u, T_plus)``: fresh
         arrays ``P``, ``v_plus`` (n,), ``u_plus``, ``delta_u`` (nu,); ``modes`` a tuple of
@@ -490,3 +502,23 @@ cdef class BoundImpact:
         else:
             mt = ("",) * self.nc
         return info.status, info.nsol, P, vp, mt, dT, up, du, 0.5 * T
+
+
+def load_state(cnp.ndarray q_buf, q, cnp.ndarray u_buf, u):
+    """Copy ``q``, ``u`` into the float64 buffers when both are float64 C-contiguous
+    arrays of the buffers' sizes; returns False (nothing copied) otherwise."""
+    cdef cnp.ndarray qa, ua
+    if type(q) is not np.ndarray or type(u) is not np.ndarray:
+        return False
+    qa = <cnp.ndarray>q
+    ua = <cnp.ndarray>u
+    if (qa.descr.type_num != cnp.NPY_DOUBLE or ua.descr.type_num != cnp.NPY_DOUBLE
+            or not cnp.PyArray_IS_C_CONTIGUOUS(qa) or not cnp.PyArray_IS_C_CONTIGUOUS(ua)
+            or qa.ndim != 1 or ua.ndim != 1 or qa.shape[0] != q_buf.shape[0]
+            or ua.shape[0] != u_buf.shape[0] or q_buf.descr.type_num != cnp.NPY_DOUBLE
+            or u_buf.descr.type_num != cnp.NPY_DOUBLE or q_buf.ndim != 1 or u_buf.ndim != 1
+            or not cnp.PyArray_IS_C_CONTIGUOUS(q_buf) or not cnp.PyArray_IS_C_CONTIGUOUS(u_buf)):
+        return False
+    memcpy(cnp.PyArray_DATA(q_buf), cnp.PyArray_DATA(qa), qa.shape[0] * sizeof(double))
+    memcpy(cnp.PyArray_DATA(u_buf), cnp.PyArray_DATA(ua), ua.shape[0] * sizeof(double))
+    return True

@@ -39,10 +39,20 @@ whether approaching or not: a closed contact that is separating simply gets ``P 
 for contact forces, the closed contacts that are not separating, ``gap <= gap_tol`` and
 ``v_n <= vel_tol``.
 
+The mass matrix is factorized inside the graph by an LDL^T written out in scalar
+operations, which also yields the smallest pivot ratio ``d_i / M_ii``: a singular (or
+indefinite) ``M`` at the state is a ``ValueError`` naming the model, the state and the
+null direction (instead of one CasADi warning per evaluation).
+
 Evaluation of the CasADi graph goes through its buffer interface (about 1 microsecond
-instead of the 5-80 microseconds of an ordinary Python call); the vectorized path maps the
-same graph over N states in one call (``Function.map``) and solves all impact problems in
-one C call.
+instead of the 5-80 microseconds of an ordinary Python call). ``System.impact`` with one
+solution takes a fast path: the gaps from a small Function, then one Function per
+(System, active set) that returns the padded ``D, v-, B, M, T``, the pivot ratio and the
+contact laws into arrays bound to a C solver (``_contact.BoundImpact``), and a result that
+builds its dictionaries on access; anything unusual (no consistent solution, energy gain,
+superelastic or 'poisson' laws, bad input) is handed to the general path. The vectorized
+path maps a lean graph (laws included) over N states in one call (``Function.map``,
+threaded) and solves all impact problems in one C call per thread.
 """
 import math
 from dataclasses import dataclass, field
@@ -749,16 +759,17 @@ class ImpactResult:
         self._lazy = None
 
     @classmethod
-    def _fast(cls, fs, up, du, P, vc, modes, T0, T1, status, ctx):
+    def _fast(cls, fs, sol, T0, ctx):
+        # sol = BoundImpact.solve(): (status, nsol, P, v_plus, modes, dT, u+, du, T+)
         r = cls.__new__(cls)
-        r.v_plus_array = up
+        r.v_plus_array = sol[6]
         r.energy_before = T0
-        r.energy_after = T1
-        r.status = status
+        r.energy_after = sol[8]
+        r.status = "unique" if sol[1] == 1 else "ambiguous"
         r.active = list(fs.names)
         r._v_plus = r._impulses = r._modes = r._cv = r._solutions = r._problem = None
-        r._delta_u = du
-        r._lazy = (fs, P, vc, modes, ctx)
+        r._delta_u = sol[7]
+        r._lazy = (fs, sol[2], sol[3], sol[4], ctx)
         return r
 
     def _per_contact(self, x):
@@ -942,11 +953,7 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
     if asm is None:
         asm = _assembler(system)
     ins = asm._in
-    if (type(q) is np.ndarray and type(v) is np.ndarray and q.shape == ins[0].shape
-            and v.shape == ins[1].shape and not asm.nv):
-        ins[0][:] = q
-        ins[1][:] = v
-    else:
+    if asm.nv or not _contact.load_state(ins[0], q, ins[1], v):
         qa, ua, va = _state(system, q, v)
         ins[0][:] = qa
         ins[1][:] = ua
@@ -971,22 +978,21 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
         idx = tuple([i for i, g in enumerate(asm.gap_out.tolist()) if g <= gap_tol])
     else:
         idx = tuple(_active_indices(asm, active, None))
-    fs = asm.fast_solver(idx)
+    fs = asm._fast.get(idx, False)
+    if fs is False:
+        fs = asm.fast_solver(idx)
     if fs is None:
         return None
     fs.eval()
-    piv = fs.piv[0]
-    if not piv > PIVOT_TOL:
-        asm.check_pivot(piv, ins[0], ins[4])
-    st, nsol, P, vc, modes, dT, up, du, T1 = fs.kernel.solve(tol, False)
-    if st != 0 and st != 7:             # not OK / AMBIGUOUS
-        return None
     T0 = float(fs.T[0])
-    if T1 - T0 > 1e-9 * (T0 if T0 > 1e-300 else 1e-300) + 1e-14:
-        return None
-    return ImpactResult._fast(fs, up, du, P, vc, modes, T0, T1,
-                              "unique" if nsol == 1 else "ambiguous",
-                              (system, ins[0].copy(), ins[1].copy(), t, params, inputs))
+    piv = float(fs.piv[0])
+    r = fs.kernel.solve_checked(tol, T0, piv, PIVOT_TOL)
+    if r is None:
+        if not piv > PIVOT_TOL:
+            asm.check_pivot(piv, ins[0], ins[4])
+        return None                     # inconsistent, energy gain, bad input, ...
+    return ImpactResult._fast(fs, r, T0, (system, ins[0].copy(), ins[1].copy(), t, params,
+                                          inputs))
 
 
 def _impact_prob(system, prob, all_solutions, method, tol):
