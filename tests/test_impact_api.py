@@ -334,3 +334,13 @@ def test_kernel_batch_threads_identical_to_serial():
     D[900, 0, 0] = np.nan
     with pytest.raises(ValueError, match="problem 900: D: entry .* is not finite"):
         kernels.impact_batch(D, v, 0.2, 0.0, mu, 2, threads=2)
+
+
+def test_auto_method_choice():
+    mu = np.array([0.3] * 7)
+    assert kernels._choose_method("auto", 6, 2, mu[:6]) == "enum"
+    assert kernels._choose_method("auto", 7, 2, mu) == "lcp"
+    assert kernels._choose_method("auto", 7, 2, np.r_[mu[:6], np.inf]) == "nsgs"
+    assert kernels._choose_method("auto", 7, 3, mu) == "nsgs"
+    with pytest.raises(ValueError, match="at most"):
+        kernels._choose_method("enum", kernels.ENUM_MAX + 1, 2, np.zeros(kernels.ENUM_MAX + 1))

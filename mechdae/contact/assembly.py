@@ -294,16 +294,6 @@ class _Assembler:
                 self._law_cache[key] = L
         return L[:, 0], L[:, 1], L[:, 2]
 
-    def law_values_batch(self, P):
-        """Per problem laws for a parameter matrix ``P`` (np, N): arrays (N, ncontacts)."""
-        if self.law_const is not None:
-            L = self.law_const
-            N = P.shape[1]
-            return tuple(np.broadcast_to(L[:, j], (N, L.shape[0])) for j in range(3))
-        out = np.array(self.law_F.map(P.shape[1])(P))          # (3 nc, N)
-        L = out.T.reshape(P.shape[1], -1, 3)
-        return L[:, :, 0], L[:, :, 1], L[:, :, 2]
-
     def evaluate(self, q, u, vx, t, pv, wv):
         """Evaluate every output at one state; returns a dict of fresh arrays."""
         ins = self._in
