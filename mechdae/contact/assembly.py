@@ -17,8 +17,9 @@ nonholonomic, ``C u = 0`` up to the rheonomic terms) react with impulses ``C^T L
 Eliminating ``Lambda`` with a factorization of ``M`` (LDL in the CasADi graph, never an
 explicit inverse) gives the constrained mobility
 ``M_c^{-1} = M^{-1} - M^{-1} C^T S^{-1} C M^{-1}``, ``S = C M^{-1} C^T`` (regularized by
-``1e-12 trace(S)/r`` as in the compiled right-hand side, so redundant constraints give the
-minimum-norm reaction), and
+``1e-12 trace(S)/r``, so redundant constraints give the minimum-norm reaction; the
+right-hand sides of an impact lie in the range of ``S``, so the iterated refinement of the
+compiled right-hand side, mechdae/symbolic/linalg.py, is not needed here), and
 
 .. math::
 
