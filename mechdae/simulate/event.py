@@ -148,7 +148,12 @@ def _mode_core(system, specs, mode, gains):
         S = ca.mtimes(A, MiFt)
         nA = A.size1()
         eps = 1e-13 * ca.sum1(ca.fabs(ca.diag(S))) / nA + 1e-300
-        Lam = ca.solve(S + eps * ca.MX.eye(nA), ca.vertcat(*rhs) - ca.mtimes(A, Mih), "qr")
+        # no sliding contact: S = A M^-1 A^T is symmetric PSD, singular for redundant
+        # contact sets (a block on two sticking corners); LDL of S + eps I gives the
+        # regularized solution there, where CasADi's QR stops on the tiny pivot
+        sym = all(mo in (OPEN, CLOSED, STICK) for mo in mode)
+        Lam = ca.solve(S + eps * ca.MX.eye(nA), ca.vertcat(*rhs) - ca.mtimes(A, Mih),
+                       "ldl" if sym else "qr")
         ud = Mih + ca.mtimes(MiFt, Lam)
     else:
         Lam = ca.MX(0, 1)
