@@ -91,3 +91,27 @@ def impact_state(alpha, gamma, speed=1.0, l=1.0):
     q = {"xO": 0.0 * alpha, "yO": l * ca_, "th1": alpha, "th2": -alpha}
     v = {"xO": a, "yO": b, "th1": w1, "th2": w2}
     return q, v
+
+
+def boundary_curves(alpha):
+    """The closed-form region boundaries of sec. 2 (radians), for plotting the map.
+
+    ``gamma_1``: y_B(+0) = 0 when B leaves (2.9); ``gamma_2``: E_1y = 0 when B leaves
+    (2.10); ``gamma_3``: E_2y = 0 when B stays (2.11); ``gamma_4``: E_1y = 0 when B stays
+    (2.12). Branch rule of the paper: ``gamma = -pi + atan k`` for ``k >= 0``, else
+    ``atan k``.
+    """
+    a = np.asarray(alpha, float)
+    s2, c2 = np.sin(2 * a), np.cos(2 * a)
+
+    def branch(k):
+        return np.where(k >= 0, -np.pi + np.arctan(k), np.arctan(k))
+
+    k1 = 6 * s2 * (1 - 3 * np.sin(a) ** 2) / (9 * c2 ** 2 + 3 * c2 - 5)
+    k3 = 3 * np.tan(a) * c2 / (2 * (1 - 3 * np.sin(a) ** 2))
+    return {
+        "gamma_1": branch(k1),
+        "gamma_2": -np.pi + np.arctan(15 * s2 / (25 + 12 * c2 - 9 * c2 ** 2)),
+        "gamma_3": branch(k3),
+        "gamma_4": -np.pi + np.arctan(3 * np.tan(a) / (2 * (1 + 3 * np.sin(a) ** 2))),
+    }

@@ -73,20 +73,28 @@ def regions(args, out=sys.stdout):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib import patheffects
         from matplotlib.colors import ListedColormap
     except ImportError as exc:   # pragma: no cover
         raise ValueError("matplotlib is needed for the region map (pip install "
                          "mechdae[plot])") from exc
     colors = ["#444444", "#4c9be8", "#f2a541", "#59c36a", "#d64550"]
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
     ax.pcolormesh(np.degrees(alpha), np.degrees(gamma), cls.T, cmap=ListedColormap(colors),
                   vmin=-0.5, vmax=4.5, shading="nearest")
     ax.set_xlabel("alpha (deg)")
     ax.set_ylabel("gamma (deg)")
     ax.set_title(f"{system.name}: contact {args.contact}, f = {args.f:g}")
     from matplotlib.patches import Patch
-    ax.legend(handles=[Patch(color=c, label=l) for c, l in zip(colors, CLASSES)],
-              loc="lower right", fontsize=7)
+    handles = [Patch(color=c, label=l) for c, l in zip(colors, CLASSES)]
+    if hasattr(mod, "boundary_curves"):     # the paper's closed-form boundaries, if given
+        a = np.linspace(alpha[0], alpha[-1], 400)
+        for (name, gam), style in zip(mod.boundary_curves(a).items(), ("-", "--", ":", "-.")):
+            gam = np.where((gam > gamma[0]) & (gam < gamma[-1]), gam, np.nan)
+            gam[1:][np.abs(np.diff(gam)) > 0.3] = np.nan    # no lines across branch jumps
+            handles += ax.plot(np.degrees(a), np.degrees(gam), "k", ls=style, lw=1.0, label=name,
+                               path_effects=[patheffects.withStroke(linewidth=2.5, foreground="w")])
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
     plt.close(fig)
