@@ -20,9 +20,12 @@ of the mode, all in one call:
 - sliding contact: ``s v_t,i``;
 - sticking contact (finite ``mu``): ``mu lambda_n,i - |lambda_t,i|``.
 
-Each is positive while the mode holds. mechdae locates the first sign change itself
-(Illinois regula falsi on re-integrated states, time tolerance ``event_tol`` relative) —
-CasADi's zero-crossing support is not used. At a gap event the impact kernel (C) gives the
+Each is positive while the mode holds. mechdae locates the first sign change itself —
+CasADi's zero-crossing support is not used: the root of the cubic Hermite interpolant of
+the event function (values and rates ``e' = de/dx x' + de/dt`` at the sub-samples) seeds
+Newton steps on re-integrated states (one integration returns ``e`` and ``e'``; usually one
+or two per event), with Illinois regula falsi as the fallback; time tolerance
+``event_tol`` relative. At a gap event the impact kernel (C) gives the
 post-impact speeds; the new mode comes from the acceleration-level contact problem
 (:func:`mechdae.contact.kernels.contact_forces`), which also detects Painlevé
 inconsistencies. A geometric sequence of impacts at one contact (Zeno) is extrapolated to
@@ -190,8 +193,11 @@ def _mode_core(system, specs, mode, gains):
         ev = [ca.MX(1.0)]
         desc = [(-1, "none")]
     lamc = ca.vertcat(*lam_parts) if lam_parts else ca.MX(0, 1)
-    core = ca.Function("core", [x, t, P], [ca.vertcat(qd, ud, vd), lamc, ca.vertcat(*ev)],
-                       ["x", "t", "P"], ["xdot", "lam", "ev"])
+    xdot, evv = ca.vertcat(qd, ud, vd), ca.vertcat(*ev)
+    # d ev / dt along the motion (seeds the event location's Newton steps)
+    evd = ca.jtimes(evv, ca.vertcat(x, t), ca.vertcat(xdot, 1.0))
+    core = ca.Function("core", [x, t, P], [xdot, lamc, evv, evd],
+                       ["x", "t", "P"], ["xdot", "lam", "ev", "evdot"])
     return core, desc
 
 
@@ -203,12 +209,13 @@ class ModeSet:
     mode : str
         One letter per contact (``o``, ``n``, ``k``, ``+``, ``-``).
     window : casadi.Function
-        ``(x0, P) -> (X, E)``: states and event values at ``K`` equally spaced sub-samples
-        of the scaled window ``[t0, t0 + T]`` (``P = (t0, T, p, vec H, vec K, w)``).
+        ``(x0, P) -> (X, E, Xdot, Edot)``: states, event values and their time derivatives
+        at ``K`` equally spaced sub-samples of the scaled window ``[t0, t0 + T]``
+        (``P = (t0, T, p, vec H, vec K, w)``).
     shoot : casadi.Function
-        ``(x0, P) -> (xf, ef)``: state and event values at ``t0 + T``.
+        ``(x0, P) -> (xf, ef, efdot)``: state, event values and rates at ``t0 + T``.
     core : casadi.Function
-        ``(x, t, P) -> (xdot, lam_c, ev)``.
+        ``(x, t, P) -> (xdot, lam_c, ev, evdot)``.
     desc : list of (contact index, kind)
         What each event function watches (``gap``, ``lift``, ``vt``, ``cone``).
     """
@@ -222,7 +229,7 @@ class ModeSet:
         x = ca.MX.sym("x", nx)
         tau = ca.MX.sym("tau")
         P = ca.MX.sym("P", nP)
-        xdot, _, _ = core(x, P[0] + tau * P[1], P)
+        xdot = core(x, P[0] + tau * P[1], P)[0]
         dae = dict(x=x, t=tau, p=P, ode=P[1] * xdot)
         o = dict(abstol=atol, reltol=rtol, max_num_steps=100000)
         o.update(opts)
@@ -234,11 +241,11 @@ class ModeSet:
         Ps = ca.MX.sym("Ps", nP)
         X = Ik(x0=x0, p=Ps)["xf"]
         ts = Ps[0] + Ps[1] * ca.DM(grid).T
-        Xd, _, E = core.map(K)(X, ts, ca.repmat(Ps, 1, K))
-        self.window = ca.Function("window", [x0, Ps], [X, E, Xd])
+        Xd, _, E, Ed = core.map(K)(X, ts, ca.repmat(Ps, 1, K))
+        self.window = ca.Function("window", [x0, Ps], [X, E, Xd, Ed])
         xf = I1(x0=x0, p=Ps)["xf"]
-        ef = core(xf, Ps[0] + Ps[1], Ps)[2]
-        self.shoot = ca.Function("shoot", [x0, Ps], [xf, ef])
+        _, _, ef, efd = core(xf, Ps[0] + Ps[1], Ps)
+        self.shoot = ca.Function("shoot", [x0, Ps], [xf, ef, efd])
         self.K = K
 
 
@@ -330,8 +337,13 @@ class EventEngine:
 
     # ---------------------------------------------------------------- small helpers
     def P(self, t0, T):
-        return np.concatenate([[t0, T], self.pv, self.H.ravel(order="F"),
-                               self.K.ravel(order="F"), self.wc])
+        base = self.__dict__.get("_Pbase")
+        if base is None:
+            base = self._Pbase = np.concatenate([[0.0, 0.0], self.pv, self.H.ravel(order="F"),
+                                                 self.K.ravel(order="F"), self.wc])
+        out = base.copy()
+        out[0], out[1] = t0, T
+        return out
 
     def modeset(self, mode):
         key = ("event-mode", mode, self.skey, self.rtol, self.atol, self.gains, self.nsub,
@@ -344,10 +356,19 @@ class EventEngine:
         return ms
 
     def terms(self, x, t):
+        key = (float(t), np.asarray(x, float).tobytes())
+        memo = self.__dict__.setdefault("_terms_memo", {})
+        tm = memo.get(key)
+        if tm is not None:
+            return tm
         out = self.terms_f(x, t, self.P(t, 0.0))
-        M, h, C, rc, W, Wd, g, E = (np.array(a) for a in out)
-        return dict(M=M, h=h.ravel(), C=C, rc=rc.ravel(), W=W, Wd=Wd.ravel(), gap=g.ravel(),
-                    E=float(E.ravel()[0]) if E.size else None)
+        M, h, C, rc, W, Wd, g, E = (a.full() for a in out)
+        tm = dict(M=M, h=h.ravel(), C=C, rc=rc.ravel(), W=W, Wd=Wd.ravel(), gap=g.ravel(),
+                  E=float(E.ravel()[0]) if E.size else None)
+        if len(memo) > 8:
+            memo.clear()
+        memo[key] = tm
+        return tm
 
     def energy(self, x, t):
         return self.terms(x, t)["E"]
@@ -614,8 +635,7 @@ class EventEngine:
             self.mode, self.x = self.decide(self.x, self.t, touch, cur, record=mode is not None)
         else:
             self.mode = cur if mode else OPEN * self.nc
-        ms = self.modeset(self.mode)
-        self.ev = np.array(ms.core(self.x, self.t, self.P(self.t, 0.0))[2]).ravel()
+        self._refresh()
         self.record()
 
     def record(self):
@@ -643,7 +663,7 @@ class EventEngine:
             h = min(h, max(self.out_times[self.k_out] - self.t, 1e-3 * h))
         h_min = 1e-13 * max(1.0, abs(t_stop))
         last_event_t = self.t
-        self.xd = self._xdot(self.x, self.t)
+        self._refresh()
         while self.t < t_stop - 1e-14 * max(1.0, abs(t_stop)):
             ms = self.modeset(self.mode)
             tb = min(self.t + h, t_stop)
@@ -653,15 +673,15 @@ class EventEngine:
             if T <= 1e-15 * max(1.0, abs(tb)):
                 self._advance_to(tb, [], [], [])
                 continue
-            X, E, Xd = ms.window(self.x, self.P(self.t, T))
+            X, E, Xd, Ed = ms.window(self.x, self.P(self.t, T))
             self.n_windows += 1
-            X, E, Xd = np.array(X), np.array(E), np.array(Xd)
+            X, E, Xd, Ed = X.full(), E.full(), Xd.full(), Ed.full()
             K = ms.K
             tgrid = self.t + T * np.arange(1, K + 1) / K
             ev0 = self.ev
             found = self._first_crossing(ev0, E, T, h_min)
             if found is None:
-                self.ev = E[:, -1].copy()
+                self.ev, self.evd = E[:, -1].copy(), Ed[:, -1].copy()
                 self._advance_to(tb, tgrid, X.T, Xd.T)
                 h = min(2.0 * T, h_max)
                 continue
@@ -669,7 +689,9 @@ class EventEngine:
             ta = self.t + T * j / K
             xa = self.x if j == 0 else X[:, j - 1].copy()
             ea = ev0 if j == 0 else E[:, j - 1]
-            t_e, x_e, e_e, which = self._locate(ms, ta, xa, ea, tgrid[j], X[:, j], E[:, j], fired)
+            eda = self.evd if j == 0 else Ed[:, j - 1]
+            t_e, x_e, e_e, which = self._locate(ms, ta, xa, ea, tgrid[j], X[:, j], E[:, j], fired,
+                                                eda, Ed[:, j])
             xd_e = self._xdot(x_e, t_e)
             self._advance_to(t_e, list(tgrid[:j]) + [t_e], list(X.T[:j]) + [x_e],
                              list(Xd.T[:j]) + [xd_e], final_sample=False)
@@ -677,9 +699,7 @@ class EventEngine:
             self.record()
             self._handle(which)
             self.record()
-            self.ev = np.array(self.modeset(self.mode).core(self.x, self.t,
-                                                               self.P(self.t, 0.0))[2]).ravel()
-            self.xd = self._xdot(self.x, self.t)
+            self._refresh()
             dt_ev = self.t - last_event_t
             last_event_t = self.t
             h = min(max(0.25 * dt_ev, 64 * h_min), h_max)
@@ -690,6 +710,12 @@ class EventEngine:
             if monitor is not None and monitor(self):
                 return "monitor"
         return "done"
+
+    def _refresh(self):
+        """Event values, their rates and ``x'`` of the current mode at the current state."""
+        out = self.modeset(self.mode).core(self.x, self.t, self.P(self.t, 0.0))
+        self.xd, self.ev, self.evd = out[0].full().ravel(), out[2].full().ravel(), \
+            out[3].full().ravel()
 
     def _xdot(self, x, t):
         return np.array(self.modeset(self.mode).core(x, t, self.P(t, 0.0))[0]).ravel()
@@ -702,29 +728,29 @@ class EventEngine:
         pts_t = [t0] + list(ts)
         pts_x = [x0] + list(Xs)
         pts_d = [xd0] + list(Xds)
-        seg = 0
-        while k < ot.size and ot[k] <= tb * (1 + 1e-15) + 1e-300:
-            to = ot[k]
-            if to >= tb and final_sample:
-                break            # recorded below as the window end
-            while seg + 1 < len(pts_t) - 1 and pts_t[seg + 1] < to:
-                seg += 1
+        k_end = int(np.searchsorted(ot, tb * (1 + 1e-15) + 1e-300, side="right"))
+        if final_sample and k_end > k and ot[k_end - 1] >= tb:
+            k_end -= 1           # recorded below as the window end
+        if k_end > k:
+            to = ot[k:k_end]
             if len(pts_t) == 1:
-                xo = x0
+                xo = np.repeat(np.asarray(x0, float)[None, :], to.size, axis=0)
             else:
-                ta, tb2 = pts_t[seg], pts_t[seg + 1]
-                dt = tb2 - ta
-                s = 0.0 if dt <= 0 else min(max((to - ta) / dt, 0.0), 1.0)
-                h00 = 2 * s ** 3 - 3 * s ** 2 + 1
-                h10 = s ** 3 - 2 * s ** 2 + s
-                h01 = -2 * s ** 3 + 3 * s ** 2
-                h11 = s ** 3 - s ** 2
-                xo = (h00 * pts_x[seg] + h10 * dt * pts_d[seg] + h01 * pts_x[seg + 1]
-                      + h11 * dt * pts_d[seg + 1])
-            self.samples_t.append(float(to))
-            self.samples_x.append(np.array(xo, float))
-            self.samples_mode.append(self.mode)
-            k += 1
+                pt = np.asarray(pts_t)
+                seg = np.clip(np.searchsorted(pt, to, side="left") - 1, 0, pt.size - 2)
+                PX, PD = np.asarray(pts_x, float), np.asarray(pts_d, float)
+                ta, dt = pt[seg], pt[seg + 1] - pt[seg]
+                sv = np.where(dt > 0, np.clip((to - ta) / np.where(dt > 0, dt, 1.0), 0.0, 1.0),
+                              0.0)[:, None]
+                dtc = dt[:, None]
+                xo = ((2 * sv ** 3 - 3 * sv ** 2 + 1) * PX[seg]
+                      + (sv ** 3 - 2 * sv ** 2 + sv) * dtc * PD[seg]
+                      + (-2 * sv ** 3 + 3 * sv ** 2) * PX[seg + 1]
+                      + (sv ** 3 - sv ** 2) * dtc * PD[seg + 1])
+            self.samples_t.extend(float(v) for v in to)
+            self.samples_x.extend(xo)
+            self.samples_mode.extend([self.mode] * to.size)
+            k = k_end
         self.t = float(tb)
         if len(pts_t) > 1:
             self.x, self.xd = np.array(pts_x[-1], float), np.array(pts_d[-1], float)
@@ -756,42 +782,32 @@ class EventEngine:
                 return j, list(fired)
         return None
 
-    def _locate(self, ms, ta, xa, ea, tb, xb, eb, fired):
-        """Illinois regula falsi for each fired function; the earliest root wins."""
+    def _locate(self, ms, ta, xa, ea, tb, xb, eb, fired, eda=None, edb=None):
+        """Earliest root of the fired event functions in ``(ta, tb]``.
+
+        Seed: the root of the cubic Hermite interpolant of ``e`` (values and rates at both
+        ends); then Newton steps, each one integration from ``xa`` returning ``e`` and
+        ``e'`` (quadratic convergence: one or two integrations per event); the returned
+        time lies past the root by at most the tolerance, with ``e <= 0`` there.
+        Illinois regula falsi on re-integrated states is the fallback.
+        """
         best = None
         off = self.off
         ea, eb = ea + off, eb + off
         tol = self.event_tol * max(1.0, abs(tb))
         for k in fired:
-            a, fa, b, fb = ta, ea[k], tb, eb[k]
-            x_b, e_b = xb, eb
-            if not fa > 0:
+            if not ea[k] > 0:
                 # fired at the window start (unarmed function): no bracket
                 best = (ta, xa, ea, [k]) if best is None or ta < best[0] else best
                 continue
-            side = 0
-            for _ in range(200):
-                if b - a <= tol:
-                    break
-                c = b - fb * (b - a) / (fb - fa)
-                if not (a < c < b):
-                    c = 0.5 * (a + b)
-                c = min(max(c, a + 0.01 * tol), b - 0.01 * tol)
-                xc, ec = ms.shoot(xa, self.P(ta, c - ta))
-                self.n_shoots += 1
-                xc, ec = np.array(xc).ravel(), np.array(ec).ravel() + off
-                fc = ec[k]
-                if fc > 0:
-                    # keep the left state only as a reference time; re-integrate from xa
-                    a, fa = c, fc
-                    if side == -1:
-                        fb *= 0.5
-                    side = -1
-                else:
-                    b, fb, x_b, e_b = c, fc, xc, ec
-                    if side == 1:
-                        fa *= 0.5
-                    side = 1
+            if best is not None and best[0] <= ta:
+                continue
+            got = None
+            if eda is not None:
+                got = self._newton(ms, k, ta, xa, ea[k], eda[k], tb, eb[k], edb[k], tol, off)
+            if got is None:
+                got = self._illinois(ms, k, ta, xa, ea[k], tb, xb, eb, tol, off)
+            b, x_b, e_b = got
             if best is None or b < best[0]:
                 best = (b, np.array(x_b).ravel(), np.array(e_b).ravel(), [k])
         t_e, x_e, e_e, ks = best
@@ -799,6 +815,76 @@ class EventEngine:
         which = [k for k in range(len(ea)) if ea[k] > 0 and e_e[k] <= 0]
         which = which or ks
         return t_e, x_e, e_e - off, [ms.desc[k] for k in which]
+
+    def _shoot(self, ms, ta, xa, tc, off):
+        xc, ec, edc = ms.shoot(xa, self.P(ta, tc - ta))
+        self.n_shoots += 1
+        return xc.full().ravel(), ec.full().ravel() + off, edc.full().ravel()
+
+    def _newton(self, ms, k, ta, xa, fa, da, tb, fb, db, tol, off):
+        """Hermite-seeded Newton on function ``k`` in ``(ta, tb]``; None when it fails."""
+        T = tb - ta
+        if not (T > 0 and fa > 0 and fb <= 0):
+            return None
+        # cubic Hermite in s in [0, 1]: root by bisection + Newton on the polynomial
+        p0, m0, p1, m1 = fa, da * T, fb, db * T
+        c3 = 2 * p0 + m0 - 2 * p1 + m1
+        c2 = -3 * p0 - 2 * m0 + 3 * p1 - m1
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            if ((c3 * mid + c2) * mid + m0) * mid + p0 > 0:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo < 1e-3 * tol / T:
+                break
+        tc = ta + hi * T
+        lo_t, hi_t = ta, tb          # bracket: f(lo_t) > 0 >= f(hi_t)
+        x_hi = e_hi = None
+        for _ in range(8):
+            tc = min(max(tc, lo_t + 0.01 * tol), hi_t)
+            xc, ec, edc = self._shoot(ms, ta, xa, tc, off)
+            fc, d = ec[k], edc[k]
+            if fc > 0:
+                lo_t = tc
+            else:
+                hi_t, x_hi, e_hi = tc, xc, ec
+            if x_hi is not None and hi_t - lo_t <= tol:
+                return hi_t, x_hi, e_hi
+            step = -fc / d if d < 0 else math.nan
+            if fc <= 0 and abs(step) <= tol:
+                return hi_t, x_hi, e_hi          # the root lies within tol before tc
+            tn = tc + step + 0.25 * tol          # aim just past the root: e <= 0 there
+            if not lo_t < tn < hi_t + 0.5 * tol:
+                tn = 0.5 * (lo_t + hi_t)         # Newton left the bracket: bisect
+            tc = tn
+        return None
+
+    def _illinois(self, ms, k, ta, xa, fa, tb, xb, eb, tol, off):
+        a, b, fb = ta, tb, eb[k]
+        x_b, e_b = xb, eb
+        side = 0
+        for _ in range(200):
+            if b - a <= tol:
+                break
+            c = b - fb * (b - a) / (fb - fa)
+            if not (a < c < b):
+                c = 0.5 * (a + b)
+            c = min(max(c, a + 0.01 * tol), b - 0.01 * tol)
+            xc, ec, _ = self._shoot(ms, ta, xa, c, off)
+            fc = ec[k]
+            if fc > 0:
+                a, fa = c, fc
+                if side == -1:
+                    fb *= 0.5
+                side = -1
+            else:
+                b, fb, x_b, e_b = c, fc, xc, ec
+                if side == 1:
+                    fa *= 0.5
+                side = 1
+        return b, x_b, e_b
 
     def _handle(self, which):
         kinds = {kd for _, kd in which}
@@ -820,7 +906,7 @@ class EventEngine:
                 if self.mode != old:
                     break
                 dt = delta * max(1.0, abs(self.t))
-                xf, _ = self.modeset(old).shoot(self.x, self.P(self.t, dt))
+                xf = self.modeset(old).shoot(self.x, self.P(self.t, dt))[0]
                 x1 = np.array(xf).ravel()
                 new, x1 = self.decide(x1, self.t + dt, touch, old, tol=1e-14)
                 if new != old:
@@ -850,10 +936,11 @@ class EventEngine:
                     out[n][ks] = np.nan
                 continue
             ms = self.modeset(m)
-            X = np.column_stack([self.samples_x[k] for k in ks])
+            X = np.array([self.samples_x[k] for k in ks]).T
             ts = np.array([self.samples_t[k] for k in ks])[None, :]
-            Ps = np.column_stack([self.P(self.samples_t[k], 0.0) for k in ks])
-            lam = np.array(ms.core.map(len(ks))(X, ts, Ps)[1])
+            Ps = np.repeat(self.P(0.0, 0.0)[:, None], len(ks), axis=1)
+            Ps[0] = ts[0]
+            lam = ms.core(X, ts, Ps)[1].full()      # mapped over the columns
             for i, n in enumerate(self.names):
                 o = self.offs[i]
                 out[n][ks] = lam[o:o + 1 + self.nt[i]].T
