@@ -273,11 +273,12 @@ def test_cli_reads_siconos_files(peerdata, capsys):
 
 
 def test_console_script_version_and_lcp(tmp_path):
+    # run outside the source tree, so the installed package (with its extensions) is used
     out = subprocess.run([sys.executable, "-m", "mechdae.cli", "--version"],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0 and mechdae.__version__ in out.stdout
     f = tmp_path / "p.txt"
     f.write_text("1\n2\n-3\n")
     out = subprocess.run([sys.executable, "-m", "mechdae.cli", "lcp", str(f), "--method", "murty"],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0 and "status: solved" in out.stdout and "z[:8]: 1.5" in out.stdout
