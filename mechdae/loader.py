@@ -14,7 +14,6 @@ A model file defines
 """
 import importlib.util
 import os
-import sys
 
 __all__ = ["load", "load_module"]
 

@@ -15,3 +15,9 @@ def peerdata():
     if not PEERDATA.is_dir():
         pytest.skip(f"peer test data not found at {PEERDATA} (set MECHDAE_PEERDATA to its path)")
     return PEERDATA
+
+
+def model_module(name):
+    """Import ``models/<name>.py`` (its build(), SIMULATION and helpers) without sys.path edits."""
+    from mechdae.loader import load_module
+    return load_module(REPO / "models" / f"{name}.py")

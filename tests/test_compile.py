@@ -1,7 +1,6 @@
 """compile(): derived M, h, Jacobians, contact kinematics, and compile time."""
 import time
 
-import casadi as ca
 import numpy as np
 import pytest
 

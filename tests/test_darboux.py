@@ -9,14 +9,11 @@ Two layers:
 * the mechdae model ``models/darboux.py`` (10 coordinates, 9 holonomic constraints),
   compiled and simulated through h = 0, compared with that reference.
 """
-import importlib.util
-import pathlib
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
-
-REPO = pathlib.Path(__file__).resolve().parents[1]
+from conftest import model_module
 
 
 # --------------------------------------------------------------------------------------
@@ -209,16 +206,9 @@ def test_reference_force_pushes_H_off_the_line_at_the_square():
 md = pytest.importorskip("mechdae")
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_model_{name}", REPO / "models" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
 def darboux():
-    return _load("darboux")
+    return model_module("darboux")
 
 
 @pytest.fixture(scope="module")

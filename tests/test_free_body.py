@@ -5,24 +5,15 @@ energy and of the world angular momentum, the unit quaternion, uniform motion of
 center, and the intermediate-axis (Dzhanibekov) flip with the period of the elliptic-
 function solution (Landau & Lifshitz, Mechanics, sec. 37).
 """
-import importlib.util
-import pathlib
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 from scipy.special import ellipk
+from conftest import model_module
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 
 md = pytest.importorskip("mechdae")
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_model_{name}", REPO / "models" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # ---------------------------------------------------------------------- reference
@@ -76,7 +67,7 @@ TILT = 0.4
 
 @pytest.fixture(scope="module")
 def flip_run():
-    fb = _load("free_body")
+    fb = model_module("free_body")
     model = fb.build(mass=2.0, I1=I_PRINC[0], I2=I_PRINC[1], I3=I_PRINC[2], tilt=TILT)
     sys = model.compile(stabilization=None)
     v0 = dict(fb.spin_near_intermediate_axis(W_PRINC[1], (W_PRINC[0], W_PRINC[2]), TILT))

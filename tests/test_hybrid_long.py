@@ -1,7 +1,6 @@
 """Rocking block and Newton's cradle with the event-driven driver: energy never increases,
 momentum is conserved by every cradle impact."""
 import numpy as np
-import pytest
 
 import mechdae as md
 

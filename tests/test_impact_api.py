@@ -1,6 +1,5 @@
 """System.impact / impact_batch / contact_forces / contact_problem: the API itself."""
 import math
-import time
 
 import numpy as np
 import pytest

@@ -1,6 +1,5 @@
 """Readers of the Siconos .dat formats (peerdata/README.md section 1)."""
 import io
-import pathlib
 
 import numpy as np
 import pytest

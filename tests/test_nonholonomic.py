@@ -6,24 +6,15 @@ written here independently of mechdae:
     theta = theta0 + J/(a sqrt(m J)) (gd(s) - gd(s0)),
 with u the forward speed of the center, J = I + m a^2, U = sqrt(2E/m).
 """
-import importlib.util
-import pathlib
 
 import numpy as np
 import pytest
+from conftest import model_module
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 md = pytest.importorskip("mechdae")
 
 M, I, A = 1.3, 0.4, 0.6
 U0, W0 = 0.2, 2.5
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_model_{name}", REPO / "models" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def ref_sleigh(t, u0=U0, w0=W0, theta0=0.0, m=M, I=I, a=A):
@@ -52,7 +43,7 @@ def test_reference_closed_form_satisfies_reduced_equations():
 
 @pytest.fixture(scope="module")
 def sleigh():
-    cs = _load("chaplygin_sleigh")
+    cs = model_module("chaplygin_sleigh")
     model = cs.build(m=M, I=I, a=A)
     return cs, model
 

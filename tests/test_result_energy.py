@@ -1,7 +1,6 @@
 """Energy bookkeeping of hybrid runs: the energy lost at events accounts for the whole
 change of T + V of a frictionless bouncing ball (closed form: each impact keeps e^2 of
 the kinetic energy)."""
-import numpy as np
 import pytest
 
 import mechdae as md

@@ -11,22 +11,13 @@ Independent references written here with numpy only:
 * the designed perturbation dynamics of (5.5): [y; z]' = [[0, [I 0]], [H, K]] [y; z],
   solved with a matrix exponential.
 """
-import importlib.util
-import pathlib
 
 import numpy as np
 import pytest
 from scipy.linalg import expm
+from conftest import model_module
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 md = pytest.importorskip("mechdae")
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_model_{name}", REPO / "models" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # ---------------------------------------------------------------------- references
@@ -139,7 +130,7 @@ def _random_state(names, rng):
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_variable_length_chain_mass_matrix_against_quadrature(n):
-    vlc = _load("variable_length_chain")
+    vlc = model_module("variable_length_chain")
     l = [0.5 + 0.1 * i for i in range(n)]
     m = [1.0 + 0.3 * i for i in range(n)]
     sys = vlc.build(n=n, l=l, m=m).compile(stabilization=None)
@@ -157,7 +148,7 @@ def test_variable_length_chain_mass_matrix_against_quadrature(n):
 
 
 def test_variable_length_chain_with_tip_mass_mass_matrix():
-    vlc = _load("variable_length_chain")
+    vlc = model_module("variable_length_chain")
     n, l, m, mt = 2, [0.6, 0.4], [2.0, 1.0], 0.7
     sys = vlc.build(n=n, l=l, m=m, tip_mass=mt).compile(stabilization=None)
     names = chain_names(n, tip=True)
@@ -170,7 +161,7 @@ def test_variable_length_chain_with_tip_mass_mass_matrix():
 
 
 def test_one_link_equations_2_7_to_2_9():
-    vlc = _load("variable_length_chain")
+    vlc = model_module("variable_length_chain")
     l1, m1, g = 0.7, 2.5, 9.81
     sys = vlc.build(n=1, l=l1, m=m1, g=g).compile(stabilization=None)
     rng = np.random.default_rng(3)
@@ -189,7 +180,7 @@ def test_variable_length_chain_conserves_energy_without_control(n, g, t_final):
     """Controls zero: T + V constant (relative 1e-8).  Without gravity the spinning chain
     stretches its telescopic parts (centrifugal); with gravity it falls (kept short: the
     free telescopic parts let the chain reach psi = -pi/2, where the angles are singular)."""
-    vlc = _load("variable_length_chain")
+    vlc = model_module("variable_length_chain")
     sys = vlc.build(n=n, g=g).compile(stabilization=None)
     q0 = {f"psi{i}": 0.3 * (-1) ** i for i in range(1, n + 1)}
     v0 = {f"der(phi{i})": 1.0 + 0.2 * i for i in range(1, n + 1)}
@@ -222,7 +213,7 @@ def test_reference_perturbation_solution_is_designed_rate():
 
 @pytest.fixture(scope="module")
 def skier():
-    sk = _load("skier")
+    sk = model_module("skier")
     return sk, sk.build(a_p=0.1, w_p=2.0)
 
 

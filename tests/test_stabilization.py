@@ -1,6 +1,5 @@
 """Constraint perturbations follow the designed linear dynamics (Baumgarte, Mukharlyamov)."""
 import numpy as np
-import pytest
 from scipy.linalg import expm
 
 import mechdae as md

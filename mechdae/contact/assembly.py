@@ -1158,7 +1158,6 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     """
     asm = _assembler(system)
     Q, U, N = _batch_states(system, qs, vs)
-    np_ = len(system.p_names)
     P = np.tile(np.asarray(system.p_defaults, dtype=float)[:, None], (1, N))
     for k, val in (params or {}).items():
         if k not in system.p_names:

@@ -157,13 +157,12 @@ def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None)
     F = system.functions
     P = pv.reshape(-1, 1)
     Zalg = np.zeros((N, system.nz))
-    Vd = np.zeros((N, nv))
     if nv + system.nz:
         J, F0 = F["extras"].map(N)(Q.T, U.T, V.T, ts[None, :], P, W)
         n = nv + system.nz
         J = np.array(J).reshape(n, N, n).transpose(1, 0, 2)
         sol = np.linalg.solve(J, -np.array(F0).T[:, :, None])[:, :, 0]
-        Vd, Zalg = sol[:, :nv], sol[:, nv:]
+        Zalg = sol[:, nv:]
     multipliers, residuals = {}, {}
     r = system.m + system.k
     rank_drop_times = []
