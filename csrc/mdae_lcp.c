@@ -43,20 +43,37 @@ size_t mdae_lcp_iwork_size(int n)
 }
 
 /* ---- residual ------------------------------------------------------------------------ */
-double mdae_lcp_residual(const mdae_lcp_problem *p, const double *z, double *w)
+#if defined(__GNUC__)
+#define MDAE_ALWAYS_INLINE inline __attribute__((always_inline))
+#define MDAE_NOINLINE __attribute__((noinline))
+#else
+#define MDAE_ALWAYS_INLINE inline
+#define MDAE_NOINLINE
+#endif
+
+/* The residual's one body: mdae_lcp_residual calls it, and the small-n Lemke kernels
+ * inline it with n a compile-time constant (same operations, same order, same bits). */
+static MDAE_ALWAYS_INLINE double residual_body(const double *restrict M,
+                                               const double *restrict q, int n,
+                                               const double *restrict z, double *restrict w)
 {
-    int n = p->n, i, j;
+    int i, j;
     double r2 = 0.0, q2 = 0.0;
     for (i = 0; i < n; ++i) {
-        const double *Mi = p->M + (size_t)i * (size_t)n;
-        double s = p->q[i], m;
+        const double *Mi = M + (size_t)i * (size_t)n;
+        double s = q[i], m;
         for (j = 0; j < n; ++j) s += Mi[j] * z[j];
         w[i] = s;
         m = z[i] < s ? z[i] : s;          /* z - max(0, z - w) = min(z, w) */
         r2 += m * m;
-        q2 += p->q[i] * p->q[i];
+        q2 += q[i] * q[i];
     }
     return sqrt(r2) / (q2 > 1.0 ? sqrt(q2) : 1.0);
+}
+
+double mdae_lcp_residual(const mdae_lcp_problem *p, const double *z, double *w)
+{
+    return residual_body(p->M, p->q, p->n, z, w);
 }
 
 /* ---- input checks -------------------------------------------------------------------- */
@@ -124,8 +141,9 @@ static int trivial(const mdae_lcp_problem *p)
 /* ---- Lemke --------------------------------------------------------------------------- */
 /* labels: w_i -> i, z_i -> n + i, z0 -> 2n.  loc[label] = row if basic, -(col+1) if not. */
 
-static void lemke_pivot(double *A, int n, int L, int r, int c)
+static MDAE_ALWAYS_INLINE void lemke_pivot(double *A, int n, int r, int c)
 {
+    const int L = n + 2;
     double *restrict pr = A + (size_t)r * (size_t)L;
     const double ip = 1.0 / pr[c];
     const double mip = -ip;
@@ -138,112 +156,115 @@ static void lemke_pivot(double *A, int n, int L, int r, int c)
         if (i == r) continue;
         pi = A + (size_t)i * (size_t)L;
         a = pi[c];
-        if (a == 0.0) continue;
+        if (a == 0.0) continue;           /* zero entry of the pivot column: row unchanged */
         pi[c] = 0.0;
         for (k = 0; k < L; ++k) pi[k] += a * pr[k];
     }
 }
 
 /* B^-1[i, j] in the standard (non-dictionary) sign convention. */
-static double lemke_binv(const double *A, int L, const int *loc, int i, int j)
+static MDAE_ALWAYS_INLINE double lemke_binv(const double *A, int L, const int *loc, int i,
+                                            int j)
 {
     int l = loc[j];
     if (l >= 0) return l == i ? 1.0 : 0.0;
     return -A[(size_t)i * (size_t)L + (size_t)(-l - 1)];
 }
 
-int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
-                   double *z, double *w, double *work, int *iwork, mdae_lcp_info *info)
+/* Lemke on one problem whose pointers and options are already checked (n >= 1). Inlined
+ * into lemke_fixed<n> with n a compile-time constant (loops unrolled) and into
+ * lemke_any; both do the same operations in the same order, so every size gives the same
+ * bits whichever entry point (mdae_lcp_lemke, the batch loop) reached it. */
+static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double *restrict q,
+                                         const int n, const mdae_lcp_options *opt,
+                                         double *restrict z, double *restrict w,
+                                         double *restrict A, int *restrict iwork,
+                                         mdae_lcp_info *info)
 {
-    int n, L, i, j, r, c, entering, leaving, piv = 0, max_piv, st;
-    int *basis, *nonb, *loc;
-    double *A, qmin, tie_tol;
+    const int L = n + 2;
+    const double tie_tol = MDAE_LCP_TIE_TOL;
+    int *basis = iwork;                  /* n      */
+    int *loc = iwork + n;                /* 2n + 1 */
+    int i, j, r, c, entering, leaving, piv = 0, max_piv, neg = 0, st = MDAE_OK;
+    double a0 = 0.0, a1 = 0.0, qmin, qtie, res;
 
-    st = begin(p, opt, z, w, work, iwork, info);
-    if (st != MDAE_OK) return st;
-    n = p->n;
-    if (n == 0) return finish(p, MDAE_OK, 0, z, w, info);
-    for (i = 0; i < n; ++i) z[i] = 0.0;
-    if (trivial(p)) return finish(p, MDAE_OK, 0, z, w, info);
-
-    L = n + 2;
-    max_piv = opt->max_iter > 0 ? opt->max_iter : (n < 50 ? 1000 : 20 * n);
-    tie_tol = MDAE_LCP_TIE_TOL;
-    A = work;
-    basis = iwork;             /* n     */
-    nonb = basis + n;          /* n + 1 */
-    loc = nonb + n + 1;        /* 2n + 1 */
-
+    /* tableau [M | 1 | q] (x_B = b + A x_N with w = q + M z + 1 z0), with the finiteness
+     * check of M and q fused into the copy: x - x is NaN iff x is NaN or inf */
+    qmin = q[0];
     for (i = 0; i < n; ++i) {
-        const double *Mi = p->M + (size_t)i * (size_t)n;
+        const double *Mi = M + (size_t)i * (size_t)n;
         double *Ai = A + (size_t)i * (size_t)L;
-        memcpy(Ai, Mi, (size_t)n * sizeof(double));
+        const double qi = q[i];
+        for (j = 0; j + 1 < n; j += 2) {
+            const double u = Mi[j], v = Mi[j + 1];
+            a0 += u - u;
+            a1 += v - v;
+            Ai[j] = u;
+            Ai[j + 1] = v;
+        }
+        if (j < n) { const double u = Mi[j]; a0 += u - u; Ai[j] = u; }
+        a1 += qi - qi;
         Ai[n] = 1.0;
-        Ai[n + 1] = p->q[i];
+        Ai[n + 1] = qi;
+        neg |= qi < 0.0;
+        if (qi < qmin) qmin = qi;
+        z[i] = 0.0;
         basis[i] = i;
         loc[i] = i;
-        nonb[i] = n + i;
         loc[n + i] = -(i + 1);
     }
-    nonb[n] = 2 * n;
     loc[2 * n] = -(n + 1);
+    if (!(a0 + a1 == 0.0)) {
+        if (info) { info->status = MDAE_BAD_INPUT; info->iterations = 0; info->residual = 0.0; }
+        return MDAE_BAD_INPUT;
+    }
+    if (!neg) goto done;                 /* trivial: q >= 0, z = 0 */
 
+    max_piv = opt->max_iter > 0 ? opt->max_iter : (n < 50 ? 1000 : 20 * n);
     /* initial pivot: z0 enters, the most negative q_i leaves; ties -> the largest index
      * (the choice that leaves [b, B^-1] lexicographically positive). */
-    qmin = p->q[0];
-    for (i = 1; i < n; ++i) if (p->q[i] < qmin) qmin = p->q[i];
+    qtie = qmin + tie_tol * (fabs(qmin) > 1.0 ? fabs(qmin) : 1.0);
     r = 0;
-    for (i = n - 1; i >= 0; --i)
-        if (p->q[i] <= qmin + tie_tol * (fabs(qmin) > 1.0 ? fabs(qmin) : 1.0)) { r = i; break; }
+    for (i = n - 1; i >= 0; --i) if (q[i] <= qtie) { r = i; break; }
     c = n;
-    lemke_pivot(A, n, L, r, c);
+    lemke_pivot(A, n, r, c);
     piv = 1;
     leaving = basis[r];
     basis[r] = 2 * n; loc[2 * n] = r;
-    nonb[c] = leaving; loc[leaving] = -(c + 1);
+    loc[leaving] = -(c + 1);
     entering = n + leaving;              /* complement of w_r is z_r */
 
     for (;;) {
         double colmax = 0.0, thr, theta, ttol, bb = 0.0, yb = 1.0;
         int nt = 0, z0row = -1, rb = -1;
-        double *ratio = w;               /* scratch: >= 0 marks a row still in the tie set */
-        double *ys = z;                  /* scratch: pivot column y_i = -A[i, c]           */
         c = -loc[entering] - 1;
         for (i = 0; i < n; ++i) {
-            double y = -A[(size_t)i * (size_t)L + (size_t)c];
-            double a = fabs(y);
-            ys[i] = y;
+            double a = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
             if (a > colmax) colmax = a;
         }
         thr = opt->pivot_tol * colmax;
-        /* minimum ratio b_i / y_i over rows with y_i > thr, compared without division */
+        /* plain minimum ratio b_i / y_i (y_i = -A[i, c]) over rows with y_i > thr,
+         * compared without division */
         for (i = 0; i < n; ++i) {
-            double y = ys[i];
+            const double y = -A[(size_t)i * (size_t)L + (size_t)c];
             if (y > thr && y > 0.0) {
                 double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
                 if (b < 0.0) b = 0.0;
                 if (rb < 0 || b * yb < bb * y) { rb = i; bb = b; yb = y; }
             }
         }
-        if (rb < 0) {
-            for (i = 0; i < n; ++i) z[i] = 0.0;
-            return finish(p, MDAE_RAY, piv, z, w, info);
-        }
-        if (piv >= max_piv) {
-            for (i = 0; i < n; ++i) z[i] = 0.0;
-            return finish(p, MDAE_MAX_ITER, piv, z, w, info);
-        }
+        if (rb < 0) { st = MDAE_RAY; break; }
+        if (piv >= max_piv) { st = MDAE_MAX_ITER; break; }
         theta = bb / yb;
         ttol = theta + tie_tol * (theta > 1.0 ? theta : 1.0);
+        /* rows tied with the minimum; z0 leaves whenever it is among them */
         r = rb;
         for (i = 0; i < n; ++i) {
-            double y = ys[i];
-            ratio[i] = -1.0;
+            const double y = -A[(size_t)i * (size_t)L + (size_t)c];
             if (y > thr && y > 0.0) {
                 double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
                 if (b < 0.0) b = 0.0;
                 if (b <= ttol * y) {
-                    ratio[i] = 0.0;
                     ++nt;
                     r = i;
                     if (basis[i] == 2 * n) z0row = i;
@@ -253,7 +274,15 @@ int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
         if (z0row >= 0) {
             r = z0row;
         } else if (nt > 1) {
-            /* lexicographic minimum of B^-1[i, :] / y_i among the tied rows */
+            /* a tie (rare): lexicographic minimum of B^-1[i, :] / y_i among the tied
+             * rows, marked in w (scratch: >= 0 means still tied) */
+            double *ratio = w;
+            for (i = 0; i < n; ++i) {
+                const double y = -A[(size_t)i * (size_t)L + (size_t)c];
+                double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
+                if (b < 0.0) b = 0.0;
+                ratio[i] = (y > thr && y > 0.0 && b <= ttol * y) ? 0.0 : -1.0;
+            }
             for (j = 0; j < n && nt > 1; ++j) {
                 double vmin = HUGE_VAL, vt;
                 for (i = 0; i < n; ++i) {
@@ -277,30 +306,93 @@ int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
                 }
             }
         }
-        lemke_pivot(A, n, L, r, c);
+        lemke_pivot(A, n, r, c);
         ++piv;
         leaving = basis[r];
         basis[r] = entering; loc[entering] = r;
-        nonb[c] = leaving; loc[leaving] = -(c + 1);
+        loc[leaving] = -(c + 1);
         if (leaving == 2 * n) break;
         entering = leaving < n ? leaving + n : leaving - n;
     }
 
-    for (i = 0; i < n; ++i) z[i] = 0.0;
-    for (i = 0; i < n; ++i) {
-        int l = basis[i];
-        if (l >= n && l < 2 * n) {
-            double v = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
-            z[l - n] = v > 0.0 ? v : 0.0;
+    if (st == MDAE_OK) {
+        for (i = 0; i < n; ++i) {
+            int l = basis[i];
+            if (l >= n && l < 2 * n) {
+                double v = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
+                z[l - n] = v > 0.0 ? v : 0.0;
+            }
         }
     }
-    {
-        mdae_lcp_info tmp;
-        st = finish(p, MDAE_OK, piv, z, w, &tmp);
-        if (st == MDAE_OK && tmp.residual > opt->tol) st = MDAE_NUMERICAL;
-        if (info) { *info = tmp; info->status = st; }
+done:
+    /* w = M z + q and the shared residual of the returned z (z = 0 after a ray or the
+     * pivot limit); never hand back a non-finite z */
+    res = residual_body(M, q, n, z, w);
+    if (!(res == res) || res > 1e300) {
+        for (i = 0; i < n; ++i) z[i] = 0.0;
+        res = residual_body(M, q, n, z, w);
+        if (st == MDAE_OK) st = MDAE_NUMERICAL;
     }
+    if (st == MDAE_OK && res > opt->tol) st = MDAE_NUMERICAL;
+    if (info) { info->status = st; info->iterations = piv; info->residual = res; }
     return st;
+}
+
+typedef int (*lemke_fn)(const double *, const double *, int, const mdae_lcp_options *,
+                        double *, double *, double *, int *, mdae_lcp_info *);
+
+#define MDAE_LEMKE_FIXED(N)                                                                \
+    static MDAE_NOINLINE int lemke_fixed##N(const double *M, const double *q, int n,       \
+                                            const mdae_lcp_options *opt, double *z,         \
+                                            double *w, double *A, int *iwork,               \
+                                            mdae_lcp_info *info)                            \
+    {                                                                                       \
+        (void)n;                                                                            \
+        return lemke_body(M, q, N, opt, z, w, A, iwork, info);                              \
+    }
+MDAE_LEMKE_FIXED(1)
+MDAE_LEMKE_FIXED(2)
+MDAE_LEMKE_FIXED(3)
+MDAE_LEMKE_FIXED(4)
+MDAE_LEMKE_FIXED(5)
+MDAE_LEMKE_FIXED(6)
+MDAE_LEMKE_FIXED(7)
+MDAE_LEMKE_FIXED(8)
+#undef MDAE_LEMKE_FIXED
+
+static int lemke_any(const double *M, const double *q, int n, const mdae_lcp_options *opt,
+                     double *z, double *w, double *A, int *iwork, mdae_lcp_info *info)
+{
+    return lemke_body(M, q, n, opt, z, w, A, iwork, info);
+}
+
+/* The Lemke kernel for size n >= 1: fixed-size (unrolled) up to n = 8. */
+static lemke_fn lemke_kernel(int n)
+{
+    static const lemke_fn fixed[9] = {0, lemke_fixed1, lemke_fixed2, lemke_fixed3,
+                                      lemke_fixed4, lemke_fixed5, lemke_fixed6,
+                                      lemke_fixed7, lemke_fixed8};
+    return n <= 8 ? fixed[n] : lemke_any;
+}
+
+/* Pointers and options valid for Lemke (data finiteness is checked in lemke_body). */
+static int lemke_args_ok(const mdae_lcp_options *opt)
+{
+    return opt && opt->tol >= 0.0 && opt->pivot_tol >= 0.0 && opt->max_iter >= 0;
+}
+
+int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
+                   double *z, double *w, double *work, int *iwork, mdae_lcp_info *info)
+{
+    int n;
+    if (info) { info->status = MDAE_BAD_INPUT; info->iterations = 0; info->residual = 0.0; }
+    if (!p || !opt || p->n < 0) return MDAE_BAD_INPUT;
+    n = p->n;
+    if (n > 0 && (!z || !w || !work || !iwork)) return MDAE_BAD_INPUT;
+    if (n == 0) return finish(p, MDAE_OK, 0, z, w, info);
+    if (!p->M || !p->q || !lemke_args_ok(opt)) return MDAE_BAD_INPUT;
+    if (opt->warm_start && !all_finite(z, (size_t)n)) return MDAE_BAD_INPUT;
+    return lemke_kernel(n)(p->M, p->q, n, opt, z, w, work, iwork, info);
 }
 
 /* ---- projected Gauss-Seidel ---------------------------------------------------------- */
@@ -471,6 +563,23 @@ int mdae_lcp_solve_batch(int method, int nbatch, int n, const double *Ms, const 
     size_t nn = n > 0 ? (size_t)n * (size_t)n : 0, n1 = n > 0 ? (size_t)n : 0;
     if (nbatch < 0 || n < 0 || !opt) return MDAE_BAD_INPUT;
     if (nbatch > 0 && n > 0 && (!Ms || !qs || !zs || !ws)) return MDAE_BAD_INPUT;
+    if (method == MDAE_LCP_LEMKE && n > 0 && work && iwork && lemke_args_ok(opt) &&
+        !opt->warm_start) {
+        /* the common case, without per-problem dispatch and option checks: the same
+         * kernel mdae_lcp_lemke would call, so the same bits */
+        const lemke_fn fn = lemke_kernel(n);
+        for (k = 0; k < nbatch; ++k) {
+            mdae_lcp_info info;
+            const size_t o = (size_t)k * n1;
+            int st = fn(Ms + (size_t)k * nn, qs + o, n, opt, zs + o, ws + o, work, iwork,
+                        &info);
+            if (st == MDAE_BAD_INPUT) ret = MDAE_BAD_INPUT;
+            if (status) status[k] = info.status;
+            if (iterations) iterations[k] = info.iterations;
+            if (residual) residual[k] = info.residual;
+        }
+        return ret;
+    }
     for (k = 0; k < nbatch; ++k) {
         mdae_lcp_problem pk;
         mdae_lcp_info info;
