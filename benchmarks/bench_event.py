@@ -9,6 +9,11 @@ flights shrink geometrically so it stalls at t_inf: capped by ``MAX_EVENTS`` imp
 ``MAX_WALL`` seconds, and we report where it stopped), and with the usual heuristic (stop
 bouncing once the rebound speed falls below ``V_REST``; it then rests early, before t_inf).
 
+Measured (1 core, shared): mechdae 37 ms -> 13-15 ms after whole-flight windows (32
+sub-samples, 4x growth, first window after an event as long as the last inter-event time),
+buffered Function calls, Adams for free flight and closed contacts projected onto their
+surfaces; scipy 18-23 ms: 1.4-1.5x in mechdae's favour.
+
 Run: ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_event.py``
 """
 import os
@@ -94,6 +99,8 @@ def main():
     print(f"{'scipy solve_ivp, rest heuristic':32s}{t_rs:10.4f}{n_rs:9d}{T_FINAL:14.10f}"
           f"{y_rs[0]:14.10f}{y_rs[1]:12.2e}  {why_rs} (t_inf - t_rest = "
           f"{t_inf - float(why_rs.split('= ')[-1]):.3f} s early)")
+    print(f"{'':32s}mechdae: {res.stats['n_windows']} cvodes windows + {res.stats['n_shoots']} "
+          "event shots")
     print(f"\nratios: scipy(no heuristic) / mechdae = {t_nr / t_md:.1f}x, "
           f"scipy(rest heuristic) / mechdae = {t_rs / t_md:.2f}x")
 

@@ -25,3 +25,21 @@ def test_ball_impacts_located_with_one_or_two_integrations_each():
     assert acc and acc[0].t == pytest.approx(t_inf, abs=1e-8)
     # located events: the n impacts; at most two integrations each (Illinois needed ~5)
     assert res.stats["n_shoots"] <= 2 * n
+
+
+def test_ball_flights_are_whole_windows_and_impacts_land_on_the_surface():
+    """A flight spans one or two cvodes windows; the gap function re-arms inside the window
+    after an impact, so each impact fires at the surface (not ``gap_tol`` below it); the
+    contact closed at the Zeno impact is projected onto the ground (no Baumgarte transient)."""
+    sys_ = md.load(str(REPO / "models/bouncing_ball.py")).compile(stabilization=None)
+    res = sys_.simulate(5.0, q0={"y": 1.1}, method="event")
+    imp = [ev for ev in res.events if ev.kind == "impact"]
+    assert res.stats["n_windows"] <= 2 * len(imp) + 4          # measured 10 for 6 impacts
+    y, t = res["y"], res.t
+    for ev in imp:
+        k = np.flatnonzero(t == ev.t)[0]                        # the pre-impact sample
+        assert abs(y[k] - 0.1) < 1e-9                            # measured 4e-10
+    close = [ev.t for ev in res.events if ev.kind == "close"][0]
+    after = t > close
+    assert np.all(np.abs(y[after] - 0.1) < 1e-14)
+    assert np.all(np.abs(res.v[after, 1]) < 1e-14)

@@ -42,7 +42,8 @@ def test_smooth_defaults_unchanged_auto_follows_event(ball):
     res = ball.simulate(0.3, q0={"y": 1.1})     # contacts: "auto" runs the event driver
     assert res.stats["method"] == "auto"
     assert (res.stats["rtol"], res.stats["atol"]) == (1e-10, 1e-12)
-    assert res["y"][-1] == pytest.approx(y_exact, abs=5e-8)                     # 8e-9
+    # free flight runs cvodes' Adams method: errors 4e-10 (tight), 4e-8 (loose)
+    assert res["y"][-1] == pytest.approx(y_exact, abs=5e-9)
     loose = ball.simulate(0.3, q0={"y": 1.1}, rtol=1e-8, atol=1e-10)
-    assert loose["y"][-1] == pytest.approx(y_exact, abs=5e-6)                   # 7e-7
-    assert abs(loose["y"][-1] - y_exact) > 5e-8
+    assert loose["y"][-1] == pytest.approx(y_exact, abs=5e-6)
+    assert abs(loose["y"][-1] - y_exact) > 10 * abs(res["y"][-1] - y_exact)
