@@ -53,3 +53,39 @@ def test_event_impacts_lose_energy(rest_run):
     y_L = 1.0 - 0.5 * L_W * np.sin(0.2) - 0.5 * H_B * np.cos(0.2)
     assert imp[0].contact == "L"
     assert imp[0].t == pytest.approx(np.sqrt(2 * y_L / G), abs=1e-8)
+
+
+@pytest.fixture(scope="module")
+def event_run():
+    sys_ = md.load(str(REPO / "models/rocking_block.py")).compile(stabilization=None)
+    return sys_.simulate(3.0, q0={"x": 0.0, "y": 1.0, "th": 0.2}, method="event",
+                         max_events=2000)
+
+
+def test_event_alone_snaps_the_rocking_block_to_rest(event_run):
+    """Without time stepping: once impacts repeat with pre-impact speeds below the velocity
+    resolution 2 sqrt(2 g gap_tol) (~9e-4 m/s) — the left/right limit cycle between the gap
+    threshold and the contact stabilization — a plastic impact closes both corners."""
+    res = event_run
+    assert res.stats["method"] == "event" and len(res.events) < 2000     # measured 110
+    rest = [e for e in res.events if e.kind == "accumulation" and e.extra.get("reason") == "rest"]
+    assert rest and set(rest[-1].extra["set"]) == {"L", "R"}
+    t_rest = rest[-1].t
+    assert 1.0 < t_rest < 2.0                                          # measured 1.376
+    assert res.modes[-1] == "kk"
+    assert abs(res["th"][-1]) < 1e-12
+    assert res["y"][-1] == pytest.approx(H_B / 2, abs=1e-12)
+    T = 0.5 * M * (res.v[:, 0] ** 2 + res.v[:, 1] ** 2) + 0.5 * I_C * res.v[:, 2] ** 2
+    assert T[-1] < 1e-24
+    E = res.energy
+    assert E[-1] == pytest.approx(M * G * H_B / 2, abs=1e-12)
+    # energy never increases (projections onto the ground move the block by < gap_tol)
+    assert np.max(np.diff(E)) <= 1e-8 * E[0]
+    after = res.t > t_rest
+    lam = res.contact_forces
+    assert np.allclose(lam["L"][after, 0], M * G / 2, rtol=1e-9)
+    assert np.allclose(lam["R"][after, 0], M * G / 2, rtol=1e-9)
+    # the snap came after two impact instants with speeds below the resolution
+    times = sorted({e.t for e in res.events if e.kind == "impact" and e.t <= t_rest})[-2:]
+    snap_imp = [e for e in res.events if e.kind == "impact" and e.t in times]
+    assert all(abs(e.extra["v_minus"][0]) < 9e-4 for e in snap_imp)

@@ -30,6 +30,10 @@ post-impact speeds; the new mode comes from the acceleration-level contact probl
 (:func:`mechdae.contact.kernels.contact_forces`), which also detects Painlevé
 inconsistencies. A geometric sequence of impacts at one contact (Zeno) is extrapolated to
 its accumulation time ``t_inf = t_k + dt_k r / (1 - r)``, after which the contact is closed.
+Impacts that repeat with pre-impact normal speeds below the velocity resolution
+(``rest_velocity``, by default the speed of a drop through ``2 gap_tol``) snap the set of
+contacts involved to rest: a plastic impact on all of them, gaps and normal speeds
+projected to zero, sustained contact from there (a rocking block settling on both corners).
 """
 import math
 import time as _time
@@ -408,6 +412,9 @@ class EventEngine:
         self.zeno_detected = None     # (contact, t_k, t_inf, r) with zeno_action="report"
         self.zero_steps = 0
         self._calls = {}
+        self.rest_velocity = o.get("rest_velocity")
+        self.rest_impacts = int(o.get("rest_impacts", 2))
+        self.rest_streak = []
 
     # ---------------------------------------------------------------- small helpers
     def P(self, t0, T):
@@ -636,6 +643,17 @@ class EventEngine:
         # Zeno: a geometric sequence of impacts at one contact ends at t_inf; resolve this
         # impact as plastic at that contact and close it (the remaining infinitely many
         # impacts remove the normal velocity)
+        # rest: impacts repeating with pre-impact normal speeds below the velocity
+        # resolution (a drop through gap_tol) are a numerical limit cycle between the gap
+        # threshold and the contact stabilization, not motion: snap the set to rest
+        vr = self._rest_velocity(b, idx)
+        if self.rest_impacts > 0 and all(abs(vm[a * d]) < vr[a] for a in approaching):
+            self.rest_streak.append({idx[a] for a in approaching})
+        else:
+            self.rest_streak.clear()
+        snap = self.rest_impacts > 0 and len(self.rest_streak) >= self.rest_impacts
+        if snap:
+            e_n[:] = 0.0
         zeno_hit = None
         for a in approaching:
             i = idx[a]
@@ -671,6 +689,8 @@ class EventEngine:
                 self.impact_log[i].clear()
         cand = [i for a, i in enumerate(idx) if vp[a * d] <= self.vel_tol]
         new, x = self.decide(x, t, cand, mode, cause="impact")
+        if snap:
+            return self._snap_to_rest(x, t, new, idx, E0)
         if zeno_hit is not None:
             a, i, t_inf, r = zeno_hit
             if new[i] != OPEN:
@@ -678,6 +698,55 @@ class EventEngine:
                 tail = v_reb ** 2 / (2 * max(abs(b[a * d]), 1e-300))
                 self.pending = (t_inf, i, E0, imp.P[a * d:a * d + 1 + self.nt[i]].copy(),
                                 dict(ratio=r, t_detect=t, tail_height=tail, mode=new[i]))
+        return new, x
+
+    def _rest_velocity(self, b, idx):
+        """Velocity resolution per contact of ``idx``: ``rest_velocity`` when given, else
+        ``2 sqrt(2 a_n gap_tol)`` (``a_n = |b_n|``, the contact's free normal acceleration,
+        at least 1e-3 ``|b|``): the speed of a drop through a few ``gap_tol``."""
+        d = self.dim
+        if self.rest_velocity is not None:
+            return np.full(len(idx), float(self.rest_velocity))
+        an = np.abs(np.asarray(b, float)[0::d][:len(idx)])
+        an = np.maximum(an, 1e-3 * max(np.max(np.abs(b)), 1e-300))
+        return 2.0 * np.sqrt(2.0 * an * self.gap_tol)
+
+    def _snap_to_rest(self, x, t, mode, idx, E0):
+        """Close the contacts of the repeating tiny impacts (and those touching) after a
+        plastic impact: positions and normal speeds projected onto the surfaces (tangential
+        speeds too where they are below the resolution), then the contact-force problem
+        decides the sustained mode. Records one ``"accumulation"`` event per contact
+        (``reason="rest"``, ``set`` the contact names)."""
+        nq, nu = self.nq_nu()
+        d = self.dim
+        members = set(idx).union(*self.rest_streak)
+        self.rest_streak.clear()
+        tm = self.terms(x, t)
+        members = sorted(i for i in members if tm["gap"][i] <= 100 * self.gap_tol
+                         or mode[i] != OPEN)
+        if not members:
+            return mode, x
+        Wc, _, _, b = self.contact_space(tm, members)
+        vc = Wc @ x[nq:nq + nu]
+        vr = self._rest_velocity(b, members)
+        tmp = list(mode)
+        for a, i in enumerate(members):
+            vt = vc[a * d + 1:a * d + 1 + self.nt[i]]
+            stick = self.nt[i] and self.mu[i] > 0 and np.all(np.abs(vt) < vr[a])
+            tmp[i] = STICK if stick else (mode[i] if mode[i] in (SLIDE_POS, SLIDE_NEG)
+                                          else CLOSED)
+        x = self.project_closed(x, t, "".join(tmp), gap_max=1e-3)
+        new, x = self.decide(x, t, sorted(set(members) | {i for i in range(self.nc)
+                                                          if mode[i] != OPEN}), mode)
+        x = self.project_closed(x, t, new)
+        E1 = self.energy(x, t)
+        names = [self.names[i] for i in members]
+        for i in members:
+            self.impact_log[i].clear()
+            self.events.append(Event(t, self.names[i], "accumulation", None, E0, E1,
+                                     reason="rest", set=names, mode=new[i]))
+        if self.pending is not None and self.pending[1] in members:
+            self.pending = None
         return new, x
 
     def _zeno_check(self, i):
@@ -1096,7 +1165,7 @@ EVENT_RTOL, EVENT_ATOL = 1e-10, 1e-12   # smooth phases of "event" and "auto" (w
 DEFAULTS = dict(contact_stabilization=(20.0, 100.0, 20.0), samples_per_window=32,
                 event_tol=1e-10, gap_tol=1e-8, vel_tol=1e-8, painleve="raise", zeno=True,
                 max_events=20000, max_step=None, integrator_options=None, n_out=501,
-                zeno_action="extrapolate")
+                zeno_action="extrapolate", rest_velocity=None, rest_impacts=2)
 
 
 def _initial_state(system, q0, v0, t0, pv, initialize):
@@ -1168,6 +1237,15 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     gap_tol, vel_tol : float
         A contact with ``g <= gap_tol`` touches; normal / sliding speeds below ``vel_tol``
         count as zero.
+    rest_velocity : float, optional
+        Velocity resolution of impacts: after ``rest_impacts`` (2) successive impacts with
+        pre-impact normal speeds below it, the set of contacts involved is snapped to rest
+        (plastic impact on all of them, gaps and normal speeds projected to zero, sustained
+        contact from there; an ``"accumulation"`` event with ``reason="rest"`` per
+        contact). Default ``2 sqrt(2 a_n gap_tol)`` per contact, ``a_n`` its free normal
+        acceleration (about 9e-4 m/s under gravity): the limit cycle of a body dropping
+        through the gap threshold and bounced back by the contact stabilization.
+        ``rest_impacts=0`` turns it off.
     contact_stabilization : (alpha, beta, gamma)
         Baumgarte gains of the closed contacts: ``g'' = -2 alpha g' - beta^2 g`` (normal),
         ``v_t' = -gamma v_t`` (sticking).
