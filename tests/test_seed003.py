@@ -95,3 +95,33 @@ def test_ball_bounces_kappa_and_quasi_velocities(ball, method, dt):
     # then a straight line: constant velocity
     late = res.t > 3.9
     assert np.ptp(res["ball.vy"][late]) < 1e-3 and np.ptp(res["ball.vx"][late]) < 1e-3
+
+
+def test_ball_end_of_sliding_located_at_closed_form_then_rolls(ball):
+    """Unified method: after the accumulation of impacts the contact point slides with
+    v_A' = f/m + rho^2 f / J = -mu g (1 + m rho^2 / J) s (s the fixed sliding direction:
+    the friction force f = -mu m g s acts at A = G - rho e_z, and (r x f) x r = rho^2 f for
+    f normal to r), so sliding ends at t_stick = t_acc + |v_A(t_acc)| / (mu g (1 + m rho^2/J));
+    a "stick" event there, then rolling on a straight line at constant velocity."""
+    kappa, mu, g, rho, m = 0.7, 0.05, 9.81, 0.1, 1.0
+    J = 0.4 * m * rho ** 2
+    res = ball.simulate(4.0, q0={"ball.z": 0.5}, v0={"ball.vx": 1.0, "ball.wx": 60.0},
+                        method="unified", dt=1e-3)
+    t_acc = [e.t for e in res.events if e.kind == "accumulation"][0]
+    stick = [e for e in res.events if e.kind == "stick"]
+    assert len(stick) == 1
+    k = np.flatnonzero(res.t == t_acc)[-1]
+    pi = ivanov_ball.quasi_velocities(res)
+    vx, vy = res["ball.vx"][k], res["ball.vy"][k]
+    wx, wy = (pi[k, 0] + m * rho * vy) / J, (pi[k, 1] - m * rho * vx) / J     # world omega
+    vA = math.hypot(vx - rho * wy, vy + rho * wx)
+    t_stick = t_acc + vA / (mu * g * (1 + m * rho ** 2 / J))
+    assert stick[0].t == pytest.approx(t_stick, abs=1e-6)                # measured 7e-13
+    assert np.linalg.norm(stick[0].extra["vt_after"]) < 1e-9
+    after = res.t > stick[0].t
+    assert np.ptp(res["ball.vx"][after]) < 1e-12 and np.ptp(res["ball.vy"][after]) < 1e-12
+    assert np.max(np.abs(pi - pi[0])) < 1e-8
+    # rolling velocity (pi2, -pi1) / (J / rho + m rho)
+    c = J / rho + m * rho
+    assert res["ball.vx"][-1] == pytest.approx(pi[0, 1] / c, rel=1e-8)        # 5e-9
+    assert res["ball.vy"][-1] == pytest.approx(-pi[0, 0] / c, rel=1e-8)

@@ -31,6 +31,9 @@ Integration (our choice, the right-hand side being discontinuous on ``s = 0`` an
 ``v = 0``): classical RK4 with a fixed step ``dt``; every sign change of ``s`` or ``v``,
 the lift-off (``F`` through 0 in contact) and the end of sliding are located by a secant
 (Illinois) search on the step length, so each smooth piece is integrated at fourth order.
+While sliding in contact the sliding direction is frozen over each step (for a ball on a
+plane it is constant: the parabola (3.8)), so the end of sliding is a clean sign change of
+``v_t`` along it: located, recorded as a ``"stick"`` event, rolling from there.
 When impacts accumulate (the next flight would last less than ``t_snap``) the state is
 put on ``s = v = 0`` (the attractor of (2.8)–(2.9), Ivanov's Lyapunov function (2.17)),
 recorded as an ``"accumulation"`` event. One CasADi call per RK4 step (Python loop).
@@ -82,7 +85,9 @@ def unified_functions(system):
     s = ca.SX.sym("s")
     v = ca.SX.sym("v")
     mode = ca.SX.sym("mode")
-    sig = ca.SX.sym("sig", 3)      # frozen sign(s), sign(s v), contact flag of the piece
+    # frozen per piece: sign(s), sign(s v), contact flag; then (nt > 0) the sliding
+    # direction of a sliding contact, frozen at the start of each step (zero: computed)
+    sig = ca.SX.sym("sig", 3 + nt)
     x = ca.vertcat(q, ut, s, v)
     kappa = c["restitution"]
     mu = c["friction"] if nt else 0.0
@@ -97,6 +102,11 @@ def unified_functions(system):
         vt = ca.mtimes(Wt, ut)
         nvt = ca.norm_2(vt)
         sdir = ca.if_else(nvt > 1e-14, vt / (nvt + 1e-300), ca.DM.zeros(nt))
+        # sliding in contact: the direction frozen over the step (so the end of sliding,
+        # v_t through 0 along it, is a clean sign change the secant can locate)
+        fr = sig[3:3 + nt]
+        frozen = ca.logic_and(sig[2] > 0.5, ca.norm_2(fr) > 0.5)
+        sdir = ca.if_else(frozen, fr, sdir)
         dirn_slide = wn - mu * ca.mtimes(Wt.T, sdir)
     else:
         vt = ca.mtimes(Wt, ut) if nt else ca.SX(0, 1)
@@ -228,13 +238,13 @@ def _state0(system, fs, qa, ua, pv):
         sig = [1.0, -1.0, 1.0]
     ut = np.array(ua, float)
     for _ in range(50):                       # ut = u - b(q, ut) gd (b depends on ut's direction)
-        b, _w = fs["init"](qa, ut, pv, 0.0, [1.0, 1.0, 0.0])
+        b, _w = fs["init"](qa, ut, pv, 0.0, [1.0, 1.0, 0.0] + [0.0] * fs["nt"])
         new = ua - np.array(b).ravel() * gd
         if np.max(np.abs(new - ut)) < 1e-15 * (1 + np.max(np.abs(ut))):
             ut = new
             break
         ut = new
-    return np.concatenate([qa, ut, [s, v]]), k, sig
+    return np.concatenate([qa, ut, [s, v]]), k, sig + [0.0] * fs["nt"]
 
 
 def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None,
@@ -310,6 +320,9 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             vals.append(np.nan)
         return vals
 
+    def pad(sg):
+        return list(sg) + [0.0] * fs["nt"]
+
     t = 0.0
     cur = None
     while t < t_final * (1 - 1e-15) and len(events) < max_events:
@@ -323,6 +336,17 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         in_contact = sig[2] > 0.5
         sliding_dir = vt0 if (in_contact and mode == 0 and fs["nt"]
                               and np.linalg.norm(vt0) > 1e-12) else None
+        if sliding_dir is not None:
+            # freeze the sliding direction over the step (exact for a ball on a plane,
+            # where it is constant during sliding: the parabola (3.8))
+            sig = sig[:3] + list(vt0 / np.linalg.norm(vt0))
+        elif in_contact and mode == 0 and fs["nt"] and fs["mu"] is not None:
+            if not (isinstance(fs["mu"], (int, float)) and fs["mu"] == 0):
+                mode = 1.0                       # no sliding left in contact: roll
+                events.append(Event(t, cname, "stick", vt_before=vt0.copy(),
+                                    vt_after=vt0.copy(), direction=None))
+                cur = None
+                continue
         ref = (s0, v0_, F0, sliding_dir)
         g0 = [s0, v0_, F0 if in_contact else np.nan,
               float(np.dot(vt0, sliding_dir)) if sliding_dir is not None else np.nan]
@@ -407,19 +431,23 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             if F < 0 and 2 * gp / (-F) < t_snap:
                 x_ev[sidx] = 0.0
                 x_ev[vidx] = 0.0
-                sig = [1.0, -1.0, 1.0]
+                sig = pad([1.0, -1.0, 1.0])
                 events.append(Event(t_ev, cname, "accumulation"))
             else:
-                sig = [-sig[0], 1.0, 0.0]
+                sig = pad([-sig[0], 1.0, 0.0])
         elif i == 1:
             events.append(Event(t_ev, cname, "apex"))
-            sig = [sig[0], -sig[1], 0.0]
+            sig = pad([sig[0], -sig[1], 0.0])
         elif i == 2:
             events.append(Event(t_ev, cname, "liftoff"))
-            sig = [1.0, 1.0, 0.0]       # leave the support: v' = F > 0 from here on
+            sig = pad([1.0, 1.0, 0.0])  # leave the support: v' = F > 0 from here on
         elif i == 3:
+            # end of sliding: v_t along the frozen direction through 0; rolling from here
+            vt_ev = np.asarray(advance(x, t, best_h)[2], float)
             mode = 1.0
-            events.append(Event(t_ev, cname, "stick"))
+            sig = pad(sig[:3])
+            events.append(Event(t_ev, cname, "stick", vt_before=vt0.copy(), vt_after=vt_ev,
+                                direction=ref[3] / np.linalg.norm(ref[3])))
         x, t = x_ev, t_ev
         cur = None
         ts.append(t)
