@@ -46,7 +46,7 @@ from ..errors import PainleveError, SolverError
 from . import register_method
 from .inputs import resolve_inputs, inputs_key, input_mx, constant_vector
 from ._laws import laws_function, contact_laws
-from .init import project_state
+from .init import initial_state
 from .result import Event
 from .smooth import stabilization_matrices, postprocess
 
@@ -1169,16 +1169,7 @@ DEFAULTS = dict(contact_stabilization=(20.0, 100.0, 20.0), samples_per_window=32
 
 
 def _initial_state(system, q0, v0, t0, pv, initialize):
-    qa, ua, va, gq, gu = system.state_arrays(q0, v0)
-    init_report = {}
-    if initialize and (system.m + system.k or system.quaternions):
-        q1, u1, _ = project_state(system, qa, ua, t0, pv, np.where(gq, 1e8, 1.0),
-                                  np.where(gu, 1e8, 1.0))
-        for name, a, b in zip(system.q_names + system.u_names, np.concatenate([qa, ua]),
-                              np.concatenate([q1, u1])):
-            if abs(a - b) > 1e-10 * (1 + abs(a)):
-                init_report[name] = (float(a), float(b))
-        qa, ua = q1, u1
+    qa, ua, va, init_report = initial_state(system, q0, v0, t0, pv, initialize)
     return np.concatenate([qa, ua, va]), init_report
 
 

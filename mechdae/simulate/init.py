@@ -8,9 +8,11 @@ with large weights on the coordinates the user gave (they move as little as poss
 Speeds: the minimum weighted-norm correction onto ``C u + (phi_t, b) = 0``.
 Pseudo-inverses (SVD) keep redundant constraints harmless.
 """
+import warnings
+
 import numpy as np
 
-__all__ = ["project_state", "normalize_quaternions"]
+__all__ = ["initial_state", "project_state", "normalize_quaternions"]
 
 
 def normalize_quaternions(system, q):
@@ -90,3 +92,37 @@ def _gauss_newton(system, q, t, pv, Wi, tol, max_iter):
         q = normalize_quaternions(system, q + dq)
     phi = np.array(F["phi"](q, t, pv)).ravel()
     return q, max_iter, float(np.max(np.abs(phi)))
+
+
+def initial_state(system, q0, v0, t0, pv, initialize=True):
+    """Initial ``(q, u, v)`` of a run, moved to the nearest consistent state if asked.
+
+    Every simulation method starts here. Coordinates and speeds the user gave are weighted
+    1e8 times the others, so they move as little as possible; a warning names the given
+    values that still had to change by more than 1e-6 (relative).
+
+    Returns
+    -------
+    q, u, v : ndarray
+    init_report : dict
+        ``{name: (given, used)}`` for every coordinate or speed that changed.
+    """
+    qa, ua, va, gq, gu = system.state_arrays(q0, v0)
+    init_report = {}
+    if initialize and (system.m + system.k or system.quaternions):
+        q1, u1, _ = project_state(system, qa, ua, t0, pv, np.where(gq, 1e8, 1.0),
+                                  np.where(gu, 1e8, 1.0))
+        names = system.q_names + system.u_names
+        given = np.concatenate([gq, gu])
+        moved = []
+        for name, a, b, g in zip(names, np.concatenate([qa, ua]), np.concatenate([q1, u1]), given):
+            if abs(a - b) > 1e-10 * (1 + abs(a)):
+                init_report[name] = (float(a), float(b))
+                if g and abs(a - b) > 1e-6 * (1 + abs(a)):
+                    moved.append(name)
+        if moved:
+            warnings.warn(f"{system.name}: consistent initialization changed given values "
+                          + ", ".join(f"{n}: {init_report[n][0]:.6g} -> {init_report[n][1]:.6g}"
+                                      for n in moved), stacklevel=4)
+        qa, ua = q1, u1
+    return qa, ua, va, init_report

@@ -7,14 +7,13 @@ input signal) serves every duration, parameter set and stabilization gain: those
 entries of the integrator's parameter vector ``P = (t0, T, p, vec H, vec K, w_const)``.
 """
 import time as _time
-import warnings
 
 import casadi as ca
 import numpy as np
 
 from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
-from .init import project_state
+from .init import initial_state, project_state
 from .result import Result
 
 __all__ = ["simulate_smooth", "integrator_dae", "stabilization_matrices"]
@@ -92,24 +91,7 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
     T = ts[-1] - ts[0]
     grid = (ts[1:] - t0) / T
 
-    qa, ua, va, gq, gu = system.state_arrays(q0, v0)
-    init_report = {}
-    if initialize and (system.m + system.k or system.quaternions):
-        wq = np.where(gq, 1e8, 1.0)
-        wu = np.where(gu, 1e8, 1.0)
-        q1, u1, info = project_state(system, qa, ua, t0, pv, wq, wu)
-        names = system.q_names + system.u_names
-        given = np.concatenate([gq, gu])
-        for name, a, b, g in zip(names, np.concatenate([qa, ua]), np.concatenate([q1, u1]), given):
-            if abs(a - b) > 1e-10 * (1 + abs(a)):
-                init_report[name] = (float(a), float(b))
-        moved = [n for n, g in zip(names, given) if g and n in init_report
-                 and abs(init_report[n][0] - init_report[n][1]) > 1e-6 * (1 + abs(init_report[n][0]))]
-        if moved:
-            warnings.warn(f"{system.name}: consistent initialization changed given values "
-                          + ", ".join(f"{n}: {init_report[n][0]:.6g} -> {init_report[n][1]:.6g}"
-                                      for n in moved), stacklevel=3)
-        qa, ua = q1, u1
+    qa, ua, va, init_report = initial_state(system, q0, v0, t0, pv, initialize)
     x0 = np.concatenate([qa, ua, va])
     wc = constant_vector(specs)
     opts = dict(integrator_options or {})

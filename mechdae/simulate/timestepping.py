@@ -48,8 +48,9 @@ import numpy as np
 
 from ..errors import SolverError
 from ._laws import contact_laws
+from .init import initial_state
 from .inputs import resolve_inputs, input_values
-from .result import Result, Event
+from .result import Event
 
 __all__ = ["simulate_timestepping", "step_functions"]
 
@@ -262,17 +263,7 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
         raise ValueError(f"t_final={t_final} gives no step of dt={dt}")
     pv = system.param_vector(params)
     specs = resolve_inputs(system, inputs)
-    qa, ua, va, gq, gu = system.state_arrays(q0, v0)
-    init_report = {}
-    if initialize and (system.m + system.k or system.quaternions):
-        from .init import project_state
-        q1, u1, _ = project_state(system, qa, ua, t0, pv, np.where(gq, 1e8, 1.0),
-                                  np.where(gu, 1e8, 1.0))
-        for name, a, b in zip(system.q_names + system.u_names, np.concatenate([qa, ua]),
-                              np.concatenate([q1, u1])):
-            if abs(a - b) > 1e-10 * (1 + abs(a)):
-                init_report[name] = (float(a), float(b))
-        qa, ua = q1, u1
+    qa, ua, va, init_report = initial_state(system, q0, v0, t0, pv, initialize)
     e_n, e_t, mu = contact_laws(system, pv)
     mu = np.where([c["n_tangent"] > 0 for c in system.contacts], mu, 0.0) if mu.size else mu
     quat = np.array([i for qi in system.quaternions for i in qi], dtype=np.intc)
