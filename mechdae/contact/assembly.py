@@ -23,7 +23,11 @@ compiled right-hand side, mechdae/symbolic/linalg.py, is not needed here), and
 
 .. math::
 
-    \Delta u = B P,\quad B = M_c^{-1} W^T, \qquad D = W B, \qquad v^- = W u .
+    \Delta u = B P,\quad B = M_c^{-1} W^T, \qquad D = W B, \qquad v^- = W u + w .
+
+Contact velocities are relative: ``v = W(q, t) u + w(q, t)`` with ``w`` (``System.Wt``) the
+rheonomic part of moving surfaces (zero, and skipped, for scleronomic contacts), so the
+impact laws act on ``v^+ = v^- + D P``.
 
 At the acceleration level, with ``C u' + c = 0`` (ideal constraints, no stabilization
 terms), contact accelerations are ``a = D lam + b`` with
@@ -184,7 +188,8 @@ class _Assembler:
             acc = Mih
         D = ca.mtimes(W, B)
         D = 0.5 * (D + D.T)
-        Wu = ca.mtimes(W, u)
+        # contact velocities v = W u + Wt (Wt: rheonomic part, skipped when structurally 0)
+        Wu = ca.mtimes(W, u) + F["Wt"](q, t, p) if s.rheonomic else ca.mtimes(W, u)
         b = ca.mtimes(W, acc) + Wdu
         T = 0.5 * ca.dot(u, ca.mtimes(M, u))
         outs = [gap, Wu, D, b, B, M, h, W, acc, C, T, piv]
@@ -977,7 +982,9 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
     fs.eval()
     T0 = float(fs.T[0])
     piv = float(fs.piv[0])
-    r = fs.kernel.solve_checked(tol, T0, piv, PIVOT_TOL)
+    # moving surfaces (rheonomic contacts) may raise the kinetic energy: only the kernel's
+    # contact-space check (work of P on the relative velocities) applies there
+    r = fs.kernel.solve_checked(tol, math.inf if system.rheonomic else T0, piv, PIVOT_TOL)
     if r is None:
         if not piv > PIVOT_TOL:
             asm.check_pivot(piv, ins[0], ins[4])
@@ -1015,7 +1022,10 @@ def _impact_prob(system, prob, all_solutions, method, tol):
     if not superelastic and outs:
         scale = max(T0, 1e-300)
         gains = [o.energy_after - T0 for o in outs]
-        if status == "energy_gain" or max(gains) > 1e-9 * scale + 1e-14:
+        # a moving surface may do work on the system: with rheonomic contacts only the
+        # relative (contact-space) energy check of the kernel applies
+        absolute = not system.rheonomic
+        if status == "energy_gain" or (absolute and max(gains) > 1e-9 * scale + 1e-14):
             raise EnergyGainError(_energy_error(prob, gains), outs)
     if status == "energy_gain":   # superelastic allowed: kernel flags, we don't
         status = "unique" if len(outs) == 1 else "ambiguous"
@@ -1228,8 +1238,9 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
                                    np.ascontiguousarray(M.transpose(0, 2, 1)))
     status = s.status.copy()
     if not superelastic:
-        gain = T1 - T0 > 1e-9 * np.maximum(T0, 1e-300) + 1e-14
-        status[gain] = "energy_gain"
+        if not system.rheonomic:     # moving surfaces may do work: kernel check only
+            gain = T1 - T0 > 1e-9 * np.maximum(T0, 1e-300) + 1e-14
+            status[gain] = "energy_gain"
         if energy == "raise" and (status == "energy_gain").any():
             ii = np.flatnonzero(status == "energy_gain")
             names = ", ".join(repr(asm.names[i]) for i in idx)

@@ -116,17 +116,17 @@ _MODELS = {}
 
 
 class Contact:
-    """A unilateral contact as declared in a Model (a record; compile derives W, Wdot_u).
+    """A unilateral contact as declared in a Model (a record; compile derives W, Wt, Wdot_u).
 
     Attributes
     ----------
     name : str
     gap : SX
-        Signed distance ``g(q) >= 0``.
+        Signed distance ``g(q, t) >= 0``.
     tangent : SX or None
-        Expressions of ``q`` whose rates are the sliding velocities.
+        Expressions of ``q`` (and ``t``) whose rates are the sliding velocities.
     tangent_velocity : SX or None
-        Sliding velocities written directly, linear in the speeds.
+        Sliding velocities written directly, affine in the speeds.
     restitution, friction, tangential_restitution : float or SX
         ``e_n``, ``mu`` (``inf``: no sliding), ``e_t``.
     law : str
@@ -419,14 +419,23 @@ class Model:
 
     def contact(self, name, gap, tangent=None, tangent_velocity=None, restitution=0.0,
                 friction=0.0, tangential_restitution=0.0, law="newton"):
-        """Declare a unilateral contact with gap ``g(q) >= 0``.
+        """Declare a unilateral contact with gap ``g(q, t) >= 0``.
+
+        Contact velocities are ``v_c = W(q, t) u + w(q, t)``: the normal one is ``dg/dt``
+        along the motion, the tangential ones the rates of ``tangent`` or the values of
+        ``tangent_velocity``. Contacts may be rheonomic (``w != 0``): a gap depending on the
+        model time (a vibrating support, ``y - A sin(omega t)``), or a tangent velocity
+        relative to a moving surface (a belt, ``der(x) - v_belt``); impact laws and friction
+        act on these relative velocities.
 
         Parameters
         ----------
         name : str
-        gap : expression of q (and parameters)
-        tangent : expression(s) of q whose rates are the sliding velocities, optional
-        tangent_velocity : expression(s) linear in the speeds, optional (rolling bodies)
+        gap : expression of q, parameters and the model time m.time
+        tangent : expression(s) of q (and m.time) whose rates are the sliding velocities,
+            optional
+        tangent_velocity : expression(s) affine in the speeds, optional (rolling bodies,
+            moving surfaces)
         restitution, friction, tangential_restitution : float
             ``e_n`` in [0, 1], ``mu >= 0`` (``inf``: no sliding), ``e_t`` in [-1, 1].
         law : str

@@ -286,25 +286,29 @@ def derive(model):
             P.append("mass matrix depends on extra variables")
 
     # ---------------------------------------------------------------- contacts
-    gaps, Ws, names_rows = [], [], []
+    # contact velocities v_c = W(q, t) u + w(q, t) (rheonomic contacts: w != 0): the normal
+    # row from the gap (w_n = dg/dt), tangent rows from tangent (w_t = d tangent/dt) or from
+    # tangent_velocity (W = d tv/du, w = tv at u = 0)
+    gaps, Ws, wts, names_rows = [], [], [], []
     d.contacts = []
     for c in model.contacts:
         ok = check_symbols(f"contact '{c.name}' gap", c.gap)
         g = sub(c.gap)
         if ok and (depends(g, d.u) or depends(g, rates)):
             P.append(f"contact '{c.name}': gap expression depends on speeds; a gap may depend on "
-                     "coordinates and parameters only")
+                     "coordinates, parameters and the model time m.time only")
         if ok and depends(g, d.w):
             bad = [n for n, s in zip(d.w_names, ca.vertsplit(d.w)) if ca.depends_on(g, s)]
             P.append(f"contact '{c.name}': gap expression depends on input "
-                     f"{', '.join(repr(b) for b in bad)}; a gap may depend on coordinates and "
-                     "parameters only")
+                     f"{', '.join(repr(b) for b in bad)}; a gap may depend on coordinates, "
+                     "parameters and the model time m.time only")
         if ok and (depends(g, d.v) or depends(g, d.z)):
             P.append(f"contact '{c.name}': gap expression depends on extra variables")
         if g.numel() != 1:
             P.append(f"contact '{c.name}': gap must be a scalar expression")
             continue
         rows = [ca.mtimes(ca.jacobian(g, d.q), N)]
+        wrows = [ca.jacobian(g, d.t)]
         nt = 0
         if c.tangent is not None:
             tg = sub(c.tangent)
@@ -312,17 +316,28 @@ def derive(model):
             if depends(tg, d.u) or depends(tg, rates):
                 P.append(f"contact '{c.name}': tangent depends on speeds; use tangent_velocity= "
                          "for velocity expressions")
+            elif depends(tg, d.w) or depends(tg, d.v) or depends(tg, d.z):
+                P.append(f"contact '{c.name}': tangent may depend on coordinates, parameters "
+                         "and the model time m.time only")
             rows.append(ca.mtimes(ca.jacobian(tg, d.q), N))
+            wrows.append(ca.jacobian(tg, d.t))
             nt = tg.numel()
         elif c.tangent_velocity is not None:
             tv = sub(c.tangent_velocity)
             check_symbols(f"contact '{c.name}' tangent_velocity", tv)
             if nu and not ca.is_linear(tv, d.u):
-                P.append(f"contact '{c.name}': tangent_velocity must be linear in the speeds")
+                P.append(f"contact '{c.name}': tangent_velocity must be affine in the speeds "
+                         "(W(q, t) u + w(q, t): linear in the speeds plus a term without "
+                         "speeds, e.g. der(x) - v_belt)")
+            elif depends(tv, d.w) or depends(tv, d.v) or depends(tv, d.z):
+                P.append(f"contact '{c.name}': tangent_velocity may depend on coordinates, "
+                         "speeds, parameters and the model time m.time only")
             rows.append(ca.jacobian(tv, d.u))
+            wrows.append(ca.substitute(tv, d.u, ca.DM.zeros(nu)) if nu else tv)
             nt = tv.numel()
         gaps.append(g)
         Ws.extend(rows)
+        wts.extend(wrows)
         d.contacts.append(dict(name=c.name, n_tangent=int(nt), restitution=c.restitution,
                                friction=c.friction, tangential_restitution=c.tangential_restitution,
                                law=c.law))
@@ -330,8 +345,13 @@ def derive(model):
     d.gap = _vc(gaps)
     d.W = ca.vertcat(*Ws) if Ws else ca.SX(0, nu)
     d.W_rows = names_rows
-    Wu = ca.mtimes(d.W, d.u)
-    d.Wdot_u = (ca.jtimes(Wu, d.q, qd_expr) + ca.jacobian(Wu, d.t)) if Ws else ca.SX(0, 1)
+    Wt = ca.vertcat(*[ca.densify(e) for e in wts]) if wts else ca.SX(0, 1)
+    # structurally zero (scleronomic contacts): an empty sparse column, so that consumers
+    # can skip the term without evaluating it
+    d.rheonomic = bool(wts) and not all(Wt[i].is_zero() for i in range(Wt.numel()))
+    d.Wt = Wt if d.rheonomic else ca.SX(Wt.numel(), 1)
+    vc = ca.mtimes(d.W, d.u) + d.Wt if d.rheonomic else ca.mtimes(d.W, d.u)
+    d.Wdot_u = (ca.jtimes(vc, d.q, qd_expr) + ca.jacobian(vc, d.t)) if Ws else ca.SX(0, 1)
     return d, P
 
 

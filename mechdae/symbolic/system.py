@@ -38,11 +38,15 @@ class System:
     constraint_names : list of str
         Holonomic then nonholonomic constraint names.
     contact_names : list of str
+    rheonomic : bool
+        Whether some contact velocity has a term without speeds (``Wt != 0``: a gap or
+        tangent depending explicitly on time, a tangent_velocity with a constant part such as
+        a moving belt); scleronomic systems skip that term.
     functions : dict of casadi.Function
         ``M(q,p)``, ``h(q,u,v,z,t,p,w)``, ``phi(q,t,p)``, ``G(q,t,p)``, ``psi(q,u,t,p)``,
         ``A(q,t,p)``, ``constraints(q,u,t,p) -> (y, z, C, c)``, ``kinematics(q,u,p)``,
-        ``energy(q,u,t,p) -> (T, V)``, ``gap(q,t,p)``, ``W(q,t,p)``, ``Wdot_u(q,u,t,p)``,
-        ``extras(q,u,v,t,p,w) -> (J, F0)``.
+        ``energy(q,u,t,p) -> (T, V)``, ``gap(q,t,p)``, ``W(q,t,p)``, ``Wt(q,t,p)``,
+        ``Wdot_u(q,u,t,p)``, ``extras(q,u,v,t,p,w) -> (J, F0)``.
     compile_time : float
         Seconds spent in compile().
     """
@@ -67,6 +71,7 @@ class System:
         self.contacts = list(d.contacts)
         self.contact_names = [c["name"] for c in d.contacts]
         self.contact_rows = list(d.W_rows)
+        self.rheonomic = bool(d.rheonomic)
         self.has_energy = d.has_energy
         self.q_defaults = np.array([float(c["default"]) for c in model.coords])
         self.u_defaults = np.array([float(s["default"]) for s in model.speeds_])
@@ -100,6 +105,7 @@ class System:
         F["energy"] = _F("energy", [q, u, t, p], [d.T, d.V], ["q", "u", "t", "p"], ["T", "V"])
         F["gap"] = _F("gap", [q, t, p], [d.gap], ["q", "t", "p"], ["gap"])
         F["W"] = _F("W", [q, t, p], [d.W], ["q", "t", "p"], ["W"])
+        F["Wt"] = _F("Wt", [q, t, p], [d.Wt], ["q", "t", "p"], ["Wt"])
         F["Wdot_u"] = _F("Wdot_u", [q, u, t, p], [d.Wdot_u], ["q", "u", "t", "p"], ["Wdot_u"])
         F["extras"] = _F("extras", [q, u, v, t, p, w], [d.ext_J, d.ext_F0],
                          ["q", "u", "v", "t", "p", "w"], ["J", "F0"])
@@ -225,7 +231,7 @@ class System:
         return pv, wv
 
     def dynamics_terms(self, q, v, t=0.0, params=None, inputs=None):
-        """Numerical ``M, h, G, A, b, phi, psi, W, Wdot_u, gap`` at one state.
+        """Numerical ``M, h, G, A, b, phi, psi, W, Wt, Wdot_u, gap`` at one state.
 
         Parameters
         ----------
@@ -251,15 +257,17 @@ class System:
                     G=np.array(F["G"](qa, t, pv)), A=np.array(A), b=np.array(b).ravel(),
                     phi=np.array(y).ravel(), psi=np.array(F["psi"](qa, ua, t, pv)).ravel(),
                     C=np.array(C), c=np.array(c).ravel(),
-                    W=np.array(F["W"](qa, t, pv)), Wdot_u=np.array(F["Wdot_u"](qa, ua, t, pv)).ravel(),
+                    W=np.array(F["W"](qa, t, pv)), Wt=np.array(F["Wt"](qa, t, pv)).ravel(),
+                    Wdot_u=np.array(F["Wdot_u"](qa, ua, t, pv)).ravel(),
                     gap=np.array(F["gap"](qa, t, pv)).ravel())
 
     def contact_terms(self, q, v, t=0.0, params=None, inputs=None):
-        """D-level contact ingredients ``M, h, W, Wdot_u, gap`` (plus ``G``, ``A``, ``c``).
+        """D-level contact ingredients ``M, h, W, Wt, Wdot_u, gap`` (plus ``G``, ``A``, ``c``).
 
         ``W`` stacks, per contact in :attr:`contact_names` order, the normal row ``w_n^T``
         then the tangential rows ``w_t^T`` (see :attr:`contact_rows`); the contact
-        velocities are ``W u`` and their rates ``W u' + Wdot_u``.
+        velocities are ``v_c = W u + Wt`` (``Wt``: the rheonomic part, zero for contacts
+        that do not move with time) and their rates ``W u' + Wdot_u``.
         """
         return self.dynamics_terms(q, v, t, params, inputs)
 
@@ -361,6 +369,12 @@ class System:
         (see :func:`mechdae.contact.assembly.contact_problem`)."""
         from ..contact.assembly import contact_problem
         return contact_problem(self, q, v, active=active, t=t, params=params, **options)
+
+    def ocp(self, N=50, t_final=1.0, method="multiple_shooting", controls=None, **options):
+        """Optimal control problem with the model's inputs as controls (direct multiple
+        shooting or collocation on ``casadi.Opti``; see :class:`mechdae.export.OCP`)."""
+        from ..export.ocp import OCP
+        return OCP(self, N=N, t_final=t_final, method=method, controls=controls, **options)
 
     def __repr__(self):
         return (f"System({self.name!r}: nq={self.nq}, nu={self.nu}, m={self.m}, k={self.k}, "
