@@ -161,6 +161,8 @@ def _mode_core(system, specs, mode, gains):
     if ncr:
         W = F["W"](q, t, p)
         Wd = F["Wdot_u"](q, u, t, p)
+        # contact velocities v_c = W u + Wt (Wt: moving surfaces; skipped when scleronomic)
+        Vc = ca.mtimes(W, u) + F["Wt"](q, t, p) if system.rheonomic else ca.mtimes(W, u)
         g = F["gap"](q, t, p)
         _, _, mu = laws_function(system)(p)
         mu_eff = ca.fmin(mu, 1e300)
@@ -175,7 +177,7 @@ def _mode_core(system, specs, mode, gains):
         o, nt = offs[i], cinfo["n_tangent"]
         wn = W[o, :]
         A_rows.append(wn)
-        rhs.append(-2 * alpha * ca.mtimes(wn, u) - beta ** 2 * g[i] - Wd[o])
+        rhs.append(-2 * alpha * Vc[o] - beta ** 2 * g[i] - Wd[o])
         n_idx[i] = k
         k += 1
         if mo in (CLOSED, STICK):
@@ -186,7 +188,7 @@ def _mode_core(system, specs, mode, gains):
                 wt = W[o + 1 + j, :]
                 A_rows.append(wt)
                 F_rows.append(wt)
-                rhs.append(-gamma * ca.mtimes(wt, u) - Wd[o + 1 + j])
+                rhs.append(-gamma * Vc[o + 1 + j] - Wd[o + 1 + j])
                 t_idx[i].append(k)
                 k += 1
         if mo in (SLIDE_POS, SLIDE_NEG):
@@ -233,7 +235,7 @@ def _mode_core(system, specs, mode, gains):
         desc.append((i, "lift"))
         if mo in (SLIDE_POS, SLIDE_NEG):
             s = 1.0 if mo == SLIDE_POS else -1.0
-            ev.append(s * ca.mtimes(W[o + 1, :], u))
+            ev.append(s * Vc[o + 1])
             desc.append((i, "vt"))
         if mo == STICK and nt:
             ev.append(mu_eff[i] * ln - ca.norm_2(lt))
@@ -327,7 +329,7 @@ class ModeSet:
 
 
 def _terms_function(system, specs):
-    """``terms(x, t, P) -> (M, h, C, rc, W, Wdot_u, gap, E)`` for the contact problems."""
+    """``terms(x, t, P) -> (M, h, C, rc, W, Wt, Wdot_u, gap, E)`` for the contact problems."""
     F = system.functions
     nq, nu, nv = system.nq, system.nu, system.nv
     _, _, _, nP = _layout(system)
@@ -347,9 +349,9 @@ def _terms_function(system, specs):
         C, rc = ca.MX(0, nu), ca.MX(0, 1)
     Tk, Vp = F["energy"](q, u, t, p)
     return ca.Function("terms", [x, t, P],
-                       [M, h, C, rc, F["W"](q, t, p), F["Wdot_u"](q, u, t, p),
+                       [M, h, C, rc, F["W"](q, t, p), F["Wt"](q, t, p), F["Wdot_u"](q, u, t, p),
                         F["gap"](q, t, p), Tk + Vp],
-                       ["x", "t", "P"], ["M", "h", "C", "rc", "W", "Wdot_u", "gap", "E"])
+                       ["x", "t", "P"], ["M", "h", "C", "rc", "W", "Wt", "Wdot_u", "gap", "E"])
 
 
 # ------------------------------------------------------------------------------------ #
@@ -455,8 +457,9 @@ class EventEngine:
         tf = self.__dict__.get("_terms_call")
         if tf is None:
             tf = self._terms_call = _Buffered(self.terms_f)
-        M, h, C, rc, W, Wd, g, E = tf(x, t, self.P(t, 0.0))
-        tm = dict(M=M, h=h.ravel(), C=C, rc=rc.ravel(), W=W, Wd=Wd.ravel(), gap=g.ravel(),
+        M, h, C, rc, W, Wt, Wd, g, E = tf(x, t, self.P(t, 0.0))
+        tm = dict(M=M, h=h.ravel(), C=C, rc=rc.ravel(), W=W, Wt=Wt.ravel(), Wd=Wd.ravel(),
+                  gap=g.ravel(),
                   E=float(E.ravel()[0]) if E.size else None)
         if len(memo) > 8:
             memo.clear()
@@ -471,6 +474,21 @@ class EventEngine:
 
     def wn(self, tm, i):
         return tm["W"][self.offs[i]]
+
+    def vn(self, tm, i, u):
+        """Relative normal velocity ``w_n^T u + w`` of contact ``i``."""
+        o = self.offs[i]
+        return tm["W"][o] @ u + tm["Wt"][o]
+
+    def velocities(self, tm, idx, u):
+        """Padded relative contact velocities ``W u + Wt`` of the contacts ``idx``."""
+        d = self.dim
+        v = np.zeros(len(idx) * d)
+        W, Wt = tm["W"], tm["Wt"]
+        for a, i in enumerate(idx):
+            o, nt = self.offs[i], self.nt[i]
+            v[a * d:a * d + 1 + nt] = W[o:o + 1 + nt] @ u + Wt[o:o + 1 + nt]
+        return v
 
     def contact_space(self, tm, idx):
         """Padded contact rows, constrained Delassus ``D``, free accelerations ``b``."""
@@ -515,7 +533,7 @@ class EventEngine:
                 new[i] = OPEN
         idx = []
         for i in candidates:
-            if self.wn(tm, i) @ u > self.vel_tol:
+            if self.vn(tm, i, u) > self.vel_tol:
                 new[i] = OPEN
             else:
                 idx.append(i)
@@ -523,7 +541,7 @@ class EventEngine:
             return "".join(new), x
         Wc, Mc, D, b = self.contact_space(tm, idx)
         d = self.dim
-        vc = Wc @ u
+        vc = self.velocities(tm, idx, u)
         vt = np.concatenate([vc[a * d + 1:a * d + d] for a in range(len(idx))])
         mu = self.mu[idx]
         for a, i in enumerate(idx):
@@ -634,7 +652,7 @@ class EventEngine:
         idx.sort()
         Wc, Mc, D, b = self.contact_space(tm, idx)
         d = self.dim
-        vm = Wc @ u
+        vm = self.velocities(tm, idx, u)
         approaching = [a for a in range(len(idx)) if vm[a * d] < -self.vel_tol]
         if not approaching:
             return self.decide(x, t, idx, mode, cause="grazing")
@@ -727,7 +745,7 @@ class EventEngine:
         if not members:
             return mode, x
         Wc, _, _, b = self.contact_space(tm, members)
-        vc = Wc @ x[nq:nq + nu]
+        vc = self.velocities(tm, members, x[nq:nq + nu])
         vr = self._rest_velocity(b, members)
         tmp = list(mode)
         for a, i in enumerate(members):
@@ -783,7 +801,7 @@ class EventEngine:
         cur = mode or OPEN * self.nc
         u = self.x[nq:nq + nu]
         touch = sorted(set(self.touching(tm, u, cur)) | set(touching))
-        closing = [i for i in touch if self.wn(tm, i) @ u < -self.vel_tol]
+        closing = [i for i in touch if self.vn(tm, i, u) < -self.vel_tol]
         if closing:
             self.mode, self.x = self.do_impact(self.x, self.t, cur, closing)
         elif touch:
@@ -909,7 +927,7 @@ class EventEngine:
                 rows.extend(range(a * d + 1, a * d + 1 + self.nt[i]))
         Wv = Wc[rows]
         u = y[nq:nq + nu]
-        vv = Wv @ u
+        vv = self.velocities(tm, idx, u)[rows]
         if np.max(np.abs(vv)) > 0:
             Dv = Wv @ Mc @ Wv.T
             y[nq:nq + nu] = u - Mc @ (Wv.T @ (np.linalg.pinv(Dv, rcond=1e-12, hermitian=True)

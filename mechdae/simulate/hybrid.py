@@ -178,7 +178,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
             x = np.concatenate([Q[-1], U[-1], x[nq + nu:]])
             eng.t = float(T[-1])
             eng.x = x
-            settled, touching, x = _settled(eng, Q, U, x, aopts)
+            settled, touching, x = _settled(eng, T, Q, U, x, aopts)
         if eng.t >= t_end - 1e-12 * max(1.0, abs(t_end)):
             eng.record()
             break
@@ -193,7 +193,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     return res
 
 
-def _settled(eng, Q, U, x, aopts):
+def _settled(eng, T, Q, U, x, aopts):
     """Whether every contact stayed open or closed over the last steps; closed contacts
     get their normal speed projected to zero (minimum kinetic-energy change)."""
     m = min(int(aopts["settle_steps"]), Q.shape[0])
@@ -201,12 +201,15 @@ def _settled(eng, Q, U, x, aopts):
     F = eng.system.functions
     pv = eng.pv
     tail_q, tail_u = Q[-m:], U[-m:]
-    gaps = np.array(F["gap"].map(m)(tail_q.T, 0.0, pv[:, None])).T       # (m, nc)
-    Wm = np.array(F["W"].map(m)(tail_q.T, 0.0, pv[:, None]))             # rows x (nu*m)
+    tail_t = np.asarray(T, float)[-m:][None, :]
+    gaps = np.array(F["gap"].map(m)(tail_q.T, tail_t, pv[:, None])).T    # (m, nc)
+    Wm = np.array(F["W"].map(m)(tail_q.T, tail_t, pv[:, None]))          # rows x (nu*m)
     nrows = Wm.shape[0]
     Wm = Wm.reshape(nrows, m, nu, order="F") if False else \
         np.stack([Wm[:, k * nu:(k + 1) * nu] for k in range(m)])         # (m, rows, nu)
     vel = np.einsum("mrn,mn->mr", Wm, tail_u)
+    if eng.system.rheonomic:            # relative velocities W u + Wt
+        vel = vel + np.array(F["Wt"].map(m)(tail_q.T, tail_t, pv[:, None])).T
     g_tol, v_tol = aopts["settle_gap"], aopts["settle_vel"]
     closed, ok = [], True
     for i in range(eng.nc):
@@ -238,7 +241,8 @@ def _settled(eng, Q, U, x, aopts):
         M = tm["M"]
         u = x[nq:nq + nu]
         Mi_Wt = np.linalg.solve(M, rows.T)
-        lam = np.linalg.solve(rows @ Mi_Wt, rows @ u)
+        vn = rows @ u + np.array([tm["Wt"][eng.offs[i]] for i in closed])
+        lam = np.linalg.solve(rows @ Mi_Wt, vn)
         x = x.copy()
         x[nq:nq + nu] = u - Mi_Wt @ lam
     return True, tuple(closed), x

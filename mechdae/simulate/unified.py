@@ -62,6 +62,11 @@ def _check(system):
     if system.nv + system.nz or system.w_names:
         raise ValueError(f"{system.name}: method 'unified' does not handle extra variables "
                          "or inputs")
+    if system.rheonomic:
+        raise ValueError(f"{system.name}: method 'unified' does not handle rheonomic "
+                         f"contacts (contact '{system.contact_names[0]}' moves with time: its "
+                         "gap or tangent depends on m.time, or its tangent_velocity has a "
+                         "term without speeds); use method='event' or 'timestepping'")
 
 
 def unified_functions(system):
@@ -276,8 +281,8 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     Raises
     ------
     ValueError
-        For a model with a number of contacts other than one, bilateral constraints or
-        inputs.
+        For a model with a number of contacts other than one, a rheonomic contact,
+        bilateral constraints or inputs.
     """
     wall0 = _time.perf_counter()
     _check(system)
