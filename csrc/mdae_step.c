@@ -85,7 +85,7 @@ static void lu_solve(int n, const double *A, const int *piv, double *b)
 
 /* ---- workspace -------------------------------------------------------------------- */
 typedef struct {
-    double *M, *h, *Ku, *Kq, *W, *gap, *C, *cz, *N, *V;     /* terms outputs */
+    double *M, *h, *Ku, *Kq, *W, *gap, *C, *cz, *N, *V, *wt, *wtd; /* terms outputs */
     double *phi, *Gq, *pgap, *Gg;                           /* proj outputs  */
     double *Wh, *uf, *uk, *tmp, *vk, *X, *S, *Y, *CY, *D, *c, *P, *vel, *Pprev, *Pacc;
     double *en, *et, *mua, *vfake, *cw, *lw, *fw, *J, *JJ, *res, *qk, *theta;
@@ -106,6 +106,7 @@ static void layout(const mdae_step_system *s, double *w, int *iw, ws_t *W, size_
 #define ITAKE(ptr, sz) do { W->ptr = iw ? iw + io : NULL; io += (size_t)(sz); } while (0)
     TAKE(M, nu * nu); TAKE(h, nu); TAKE(Ku, nu * nu); TAKE(Kq, nu * nu); TAKE(W, nrow * nu);
     TAKE(gap, nc); TAKE(C, r * nu); TAKE(cz, r); TAKE(N, nq * nu); TAKE(V, 1);
+    TAKE(wt, s->rheonomic ? nrow : 0); TAKE(wtd, s->rheonomic ? nrow : 0);
     TAKE(phi, m); TAKE(Gq, m * nq); TAKE(pgap, nc); TAKE(Gg, nc * nq);
     TAKE(Wh, nu * nu); TAKE(uf, nu); TAKE(uk, nu); TAKE(tmp, nu + npj); TAKE(vk, nrow);
     TAKE(X, nu * r); TAKE(S, r * r); TAKE(Y, nu * nrow); TAKE(CY, r * nrow);
@@ -246,10 +247,12 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
         info->step = k;
         {
             const double *arg[5];
-            double *res[10];
+            double *res[12];
             arg[0] = q; arg[1] = u; arg[2] = &t; arg[3] = p; arg[4] = wk;
             res[0] = W->M; res[1] = W->h; res[2] = W->Ku; res[3] = W->Kq; res[4] = W->W;
             res[5] = W->gap; res[6] = W->C; res[7] = W->cz; res[8] = W->N; res[9] = W->V;
+            res[10] = W->wt;        /* read only by rheonomic terms (12 outputs) */
+            res[11] = W->wtd;
             if (s->terms(s->terms_ctx, arg, res)) return info->status = MDAE_NUMERICAL;
         }
         memcpy(W->uk, u, sizeof(double) * (size_t)nu);
@@ -291,9 +294,9 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
                 W->uf[b] += sum;
             }
         }
-        /* contact velocities at the start of the step, active set */
+        /* relative contact velocities W u_k + wt at the start of the step, active set */
         for (i = 0; i < nrow; ++i) {
-            double sum = 0.0;
+            double sum = s->rheonomic ? W->wt[i] : 0.0;
             for (b = 0; b < nu; ++b) sum += CM(W->W, i, b, nrow) * u[b];
             W->vk[i] = sum;
         }
@@ -331,7 +334,9 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
             for (i = 0; i < n; ++i) {
                 int g = W->act[i / kd] * d + i % kd;
                 int ca = W->act[i / kd];
-                double e = (i % kd == 0) ? s->e_n[ca] : s->e_t[ca], vf = 0.0;
+                double e = (i % kd == 0) ? s->e_n[ca] : s->e_t[ca];
+                /* target: relative velocity at t_k + dt, wt(t_k + dt) ~ wt + dt dwt/dt */
+                double vf = s->rheonomic ? W->wt[g] + dt * W->wtd[g] : 0.0;
                 for (b = 0; b < nu; ++b) vf += CM(W->W, g, b, nrow) * W->uf[b];
                 W->c[i] = vf + e * W->vk[g];
                 for (j = 0; j < n; ++j) {

@@ -5,20 +5,25 @@
  * implementation with the same calling convention):
  *
  *   terms(q, u, t, p, w) -> M[nu*nu], h[nu], Ku[nu*nu], Kq[nu*nu], W[nrow*nu], gap[nc],
- *                           C[r*nu], cz[r], N[nq*nu], V[1]
+ *                           C[r*nu], cz[r], N[nq*nu], V[1] (, wt[nrow], wtd[nrow] when
+ *                           rheonomic)
  *   proj(q, t, p)        -> phi[m], Gq[m*nq], gap[nc], Gg[nc*nq]
  *
  * every matrix dense and column-major (CasADi's layout). Ku = dh/du, Kq = dh/dq N; W
- * stacks per contact the normal row then dim-1 tangent rows; C u + cz = 0 are the
+ * stacks per contact the normal row then dim-1 tangent rows, wt (rheonomic systems only:
+ * moving surfaces) the part of the relative contact velocities v = W u + wt without
+ * speeds and wtd its partial time derivative; C u + cz = 0 are the
  * bilateral constraints at velocity level (C = [G; A], cz = [phi_t; b]).
  *
  * One step from (q_k, u_k, t_k), with step dt and theta in [0.5, 1]:
  *
  *   What = M - theta dt Ku - theta^2 dt^2 Kq
  *   u_free = u_k + dt What^-1 h,  corrected so that C u_free + cz = 0,
- *   active set  I = { a : gap_a + gamma dt (W u_k)_n,a <= 0 }
+ *   v_k = W u_k + wt, v_{k+1} = W u_{k+1} + wt + dt wtd (wt, wtd at (q_k, t_k); both
+ *   zero unless rheonomic: the surface velocity at t_k and, to O(dt^2), at t_k + dt)
+ *   active set  I = { a : gap_a + gamma dt (v_k)_n,a <= 0 }
  *   u_{k+1} = u_free + Y P,  Y = What_c^-1 W_I^T  (What_c^-1: inverse restricted to C u = 0)
- *   0 <= P_n _|_ (W u_{k+1})_n + e_n (W u_k)_n >= 0, Coulomb on the tangential target
+ *   0 <= P_n _|_ (v_{k+1})_n + e_n (v_k)_n >= 0, Coulomb on the tangential target
  *   q_{k+1} = q_k + dt N(q_k) (theta u_{k+1} + (1 - theta) u_k),
  *
  * then quaternions are normalized and, optionally, q is projected (Gauss-Newton, minimum
@@ -57,6 +62,7 @@ enum { MDAE_STEP_PROJ_NONE = 0, MDAE_STEP_PROJ_BILATERAL = 1, MDAE_STEP_PROJ_GAP
 typedef struct {
     int nq, nu, np, nw;
     int nc, dim;            /* contacts, rows per contact (1, 2 or 3)                      */
+    int rheonomic;          /* 1: terms has the outputs wt, wtd (moving surfaces)          */
     int r, m;               /* velocity-level bilateral rows, holonomic rows (projection) */
     int nquat;              /* quaternions: quat[4*i..4*i+3] indices into q               */
     const int *quat;

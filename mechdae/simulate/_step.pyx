@@ -32,6 +32,7 @@ cdef extern from "mdae_step.h":
     ctypedef struct mdae_step_system:
         int nq, nu, np, nw
         int nc, dim
+        int rheonomic
         int r, m
         int nquat
         const int *quat
@@ -163,6 +164,7 @@ def run(_Evaluator terms, _Evaluator proj, dict sizes, double[::1] e_n, double[:
     cdef const double *wsp = NULL
     s.nq = sizes["nq"]; s.nu = sizes["nu"]; s.np = sizes["np"]; s.nw = sizes["nw"]
     s.nc = sizes["nc"]; s.dim = sizes["dim"]; s.r = sizes["r"]; s.m = sizes["m"]
+    s.rheonomic = 1 if sizes.get("rheonomic") else 0
     s.nquat = quat.shape[0] // 4
     s.quat = &quat[0] if quat.shape[0] else NULL
     s.e_n = &e_n[0] if e_n.shape[0] else NULL

@@ -14,13 +14,18 @@ The scheme, from ``(q_k, u_k, t_k)`` (theta in [0.5, 1]):
 
     C u_{k+1} + c_z = 0 \quad (\text{bilateral: } C = [G; A],\ c_z = [\phi_t; b]),
 
-    I = \{a : g_a(q_k) + \gamma \Delta t\, w_{n,a}^T u_k \le 0\}
+    I = \{a : g_a(q_k, t_k) + \gamma \Delta t\, v_{n,a}(u_k) \le 0\}
     \quad (\gamma = 1/2, \text{ the index-set rule of Siconos}),
 
-    0 \le P_{n,a} \perp w_{n,a}^T u_{k+1} + e_{n,a} w_{n,a}^T u_k \ge 0, \quad
-    \text{Coulomb on } w_{t,a}^T u_{k+1} + e_{t,a} w_{t,a}^T u_k, \quad a \in I,
+    0 \le P_{n,a} \perp v_{n,a}(u_{k+1}) + e_{n,a} v_{n,a}(u_k) \ge 0, \quad
+    \text{Coulomb on } v_{t,a}(u_{k+1}) + e_{t,a} v_{t,a}(u_k), \quad a \in I,
 
     q_{k+1} = q_k + \Delta t\, N(q_k) \big(\theta u_{k+1} + (1 - \theta) u_k\big).
+
+with the relative contact velocities ``v_{n,a}(u_k) = W u_k + w`` and
+``v(u_{k+1}) = W u_{k+1} + w + \Delta t\, \partial_t w`` (``W, w`` at ``(q_k, t_k)``; ``w``:
+moving surfaces, ``System.Wt``, so the target is the surface velocity at ``t_{k+1}`` to
+``O(dt^2)``; zero and skipped for scleronomic contacts).
 
 The one-step problem is solved in contact space with the Delassus matrix
 ``D = W_I \hat W_C^{-1} W_I^T`` (``\hat W_C^{-1}``: inverse restricted to ``C u = 0``):
@@ -64,8 +69,10 @@ def step_functions(system):
     Returns
     -------
     dict
-        ``terms(q, u, t, p, w) -> (M, h, Ku, Kq, W, gap, C, cz, N, V)`` with ``Ku = dh/du``,
-        ``Kq = dh/dq N``, ``W`` padded to ``dim`` rows per contact, every output dense;
+        ``terms(q, u, t, p, w) -> (M, h, Ku, Kq, W, gap, C, cz, N, V[, wt, wtd])`` with
+        ``Ku = dh/du``, ``Kq = dh/dq N``, ``W`` padded to ``dim`` rows per contact, ``wt``
+        (rheonomic systems only) the padded speed-free part of the contact velocities
+        ``W u + wt`` and ``wtd = d wt/dt``, every output dense;
         ``proj(q, t, p) -> (phi, Gq, gap, Gg)``; ``dim``; ``sizes``.
     """
     cache = system.__dict__.setdefault("_timestepping", {})
@@ -83,11 +90,13 @@ def step_functions(system):
                                                                         + d.z.numel()) else d.h
     ntan = [c["n_tangent"] for c in system.contacts]
     dim = 1 + max(ntan) if ntan else 1
-    rows, o = [], 0
+    rows, wrows, o = [], [], 0
     for nt in ntan:
         rows.append(d.W[o:o + 1 + nt, :])
+        wrows.append(d.Wt[o:o + 1 + nt])
         if 1 + nt < dim:
             rows.append(ca.SX.zeros(dim - 1 - nt, nu))
+            wrows.append(ca.SX.zeros(dim - 1 - nt, 1))
         o += 1 + nt
     Wp = ca.vertcat(*rows) if rows else ca.SX(0, nu)
     Ku = ca.jacobian(h, u)
@@ -95,14 +104,20 @@ def step_functions(system):
     cz = ca.vertcat(d.phi_t, d.b) if system.m + system.k else ca.SX(0, 1)
     V = d.V if d.V.numel() else ca.SX(1, 1)
     dn = ca.densify
-    terms = ca.Function("terms", [q, u, t, p, w],
-                        [dn(d.M), dn(h), dn(Ku), dn(Kq), dn(Wp), dn(d.gap), dn(d.C), dn(cz),
-                         dn(d.N), dn(V)])
+    outs = [dn(d.M), dn(h), dn(Ku), dn(Kq), dn(Wp), dn(d.gap), dn(d.C), dn(cz), dn(d.N), dn(V)]
+    if system.rheonomic:
+        # moving surfaces: the relative contact velocities are W u + wt (scleronomic
+        # systems keep the 10 outputs, and the C loop skips the term); its time derivative
+        # gives the target velocity at the end of the step
+        wt = ca.vertcat(*wrows)
+        outs += [dn(wt), dn(ca.jacobian(wt, t))]
+    terms = ca.Function("terms", [q, u, t, p, w], outs)
     gap = d.gap if d.gap.numel() else ca.SX(0, 1)
     proj = ca.Function("proj", [q, t, p],
                        [dn(d.phi), dn(d.Gq), dn(gap), dn(ca.jacobian(gap, q))])
     sizes = dict(nq=system.nq, nu=nu, np=len(system.p_names), nw=len(system.w_names),
-                 nc=len(system.contact_names), dim=dim, r=system.m + system.k, m=system.m)
+                 nc=len(system.contact_names), dim=dim, r=system.m + system.k, m=system.m,
+                 rheonomic=bool(system.rheonomic))
     out = dict(terms=terms, proj=proj, dim=dim, sizes=sizes)
     cache["functions"] = out
     return out
