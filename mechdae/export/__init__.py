@@ -12,7 +12,7 @@ import numpy as np
 
 from ..simulate.inputs import resolve_inputs, input_mx, constant_vector
 
-__all__ = ["to_casadi"]
+__all__ = ["to_casadi", "ocp", "OCP", "OCPSolution"]
 
 
 def to_casadi(system, form="ode", inputs=None):
@@ -84,3 +84,6 @@ def to_casadi(system, form="ode", inputs=None):
     out["p_layout"] = dict(params=system.p_names, H=(r, m), K=(r, r), inputs=system.w_names)
     out["functions"] = dict(system.functions)
     return out
+
+
+from .ocp import ocp, OCP, OCPSolution  # noqa: E402
