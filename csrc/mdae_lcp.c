@@ -141,13 +141,39 @@ static int trivial(const mdae_lcp_problem *p)
 /* ---- Lemke --------------------------------------------------------------------------- */
 /* labels: w_i -> i, z_i -> n + i, z0 -> 2n.  loc[label] = row if basic, -(col+1) if not. */
 
-static MDAE_ALWAYS_INLINE void lemke_pivot(double *A, int n, int r, int c)
+#ifndef LEMKE_BRANCHFREE_PIVOT
+#define LEMKE_BRANCHFREE_PIVOT 0
+#endif
+#define MDAE_LEMKE_NFIXED 8          /* sizes with a fixed-size (unrolled) kernel */
+
+/* Pivot on A[r, c] (ip = 1 / A[r, c], passed in so that it can be computed from a
+ * register as soon as the ratio test ends): scale row r once, then a contiguous axpy on every other row. For the
+ * fixed sizes every row is updated without branches (a zero pivot-column entry adds
+ * 0 * row r) and row r is written last from a copy; the generic path skips row r and rows
+ * with a zero entry. Both give the same values for finite tableaux. */
+static MDAE_ALWAYS_INLINE void lemke_pivot(double *A, int n, int r, int c, double ip)
 {
     const int L = n + 2;
     double *restrict pr = A + (size_t)r * (size_t)L;
-    const double ip = 1.0 / pr[c];
     const double mip = -ip;
     int i, k;
+    if (n <= MDAE_LEMKE_NFIXED) {
+        /* the scaled row stays in registers (no run-time index into it); the entries in
+         * column c are fixed up afterwards with scalar stores (a scalar store before a
+         * vector load of the same row would defeat store forwarding) */
+        double prow[MDAE_LEMKE_NFIXED + 2];
+        for (k = 0; k < L; ++k) prow[k] = pr[k] * mip;
+        for (i = 0; i < n; ++i) {
+            double *restrict pi = A + (size_t)i * (size_t)L;
+            const double a = pi[c];
+            if (i == r || a == 0.0) continue;
+            for (k = 0; k < L; ++k) pi[k] += a * prow[k];
+            pi[c] = a * ip;                   /* = 0 + a * ip, as in the generic path */
+        }
+        for (k = 0; k < L; ++k) pr[k] = prow[k];
+        pr[c] = ip;
+        return;
+    }
     for (k = 0; k < L; ++k) pr[k] *= mip;
     pr[c] = ip;
     for (i = 0; i < n; ++i) {
@@ -185,30 +211,27 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
     const double tie_tol = MDAE_LCP_TIE_TOL;
     int *basis = iwork;                  /* n      */
     int *loc = iwork + n;                /* 2n + 1 */
-    int i, j, r, c, entering, leaving, piv = 0, max_piv, neg = 0, st = MDAE_OK;
+    int i, j, r, c, entering, leaving, piv = 0, max_piv, st = MDAE_OK;
     double a0 = 0.0, a1 = 0.0, qmin, qtie, res;
 
-    /* tableau [M | 1 | q] (x_B = b + A x_N with w = q + M z + 1 z0), with the finiteness
-     * check of M and q fused into the copy: x - x is NaN iff x is NaN or inf */
-    qmin = q[0];
+    /* tableau rows [M_i | 1 | q_i]: x_B = b + A x_N with w = q + M z + 1 z0 */
     for (i = 0; i < n; ++i) {
         const double *Mi = M + (size_t)i * (size_t)n;
         double *Ai = A + (size_t)i * (size_t)L;
-        const double qi = q[i];
-        for (j = 0; j + 1 < n; j += 2) {
-            const double u = Mi[j], v = Mi[j + 1];
-            a0 += u - u;
-            a1 += v - v;
-            Ai[j] = u;
-            Ai[j + 1] = v;
-        }
-        if (j < n) { const double u = Mi[j]; a0 += u - u; Ai[j] = u; }
-        a1 += qi - qi;
+        for (j = 0; j < n; ++j) Ai[j] = Mi[j];
         Ai[n] = 1.0;
-        Ai[n + 1] = qi;
-        neg |= qi < 0.0;
-        if (qi < qmin) qmin = qi;
-        z[i] = 0.0;
+        Ai[n + 1] = q[i];
+    }
+    /* finiteness of M and q (x - x is NaN iff x is NaN or inf), in two independent sums */
+    for (i = 0; i + 1 < n * n; i += 2) {
+        a0 += M[i] - M[i];
+        a1 += M[i + 1] - M[i + 1];
+    }
+    if (i < n * n) a0 += M[i] - M[i];
+    qmin = q[0];
+    for (i = 0; i < n; ++i) {
+        a1 += q[i] - q[i];
+        qmin = q[i] < qmin ? q[i] : qmin;
         basis[i] = i;
         loc[i] = i;
         loc[n + i] = -(i + 1);
@@ -218,16 +241,19 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
         if (info) { info->status = MDAE_BAD_INPUT; info->iterations = 0; info->residual = 0.0; }
         return MDAE_BAD_INPUT;
     }
-    if (!neg) goto done;                 /* trivial: q >= 0, z = 0 */
+    if (!(qmin < 0.0)) {                 /* trivial: q >= 0, z = 0 */
+        for (i = 0; i < n; ++i) z[i] = 0.0;
+        goto done;
+    }
 
     max_piv = opt->max_iter > 0 ? opt->max_iter : (n < 50 ? 1000 : 20 * n);
     /* initial pivot: z0 enters, the most negative q_i leaves; ties -> the largest index
      * (the choice that leaves [b, B^-1] lexicographically positive). */
     qtie = qmin + tie_tol * (fabs(qmin) > 1.0 ? fabs(qmin) : 1.0);
     r = 0;
-    for (i = n - 1; i >= 0; --i) if (q[i] <= qtie) { r = i; break; }
+    for (i = 0; i < n; ++i) r = q[i] <= qtie ? i : r;
     c = n;
-    lemke_pivot(A, n, r, c);
+    lemke_pivot(A, n, r, c, 1.0 / A[(size_t)r * (size_t)L + (size_t)c]);
     piv = 1;
     leaving = basis[r];
     basis[r] = 2 * n; loc[2 * n] = r;
@@ -235,55 +261,66 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
     entering = n + leaving;              /* complement of w_r is z_r */
 
     for (;;) {
-        double colmax = 0.0, thr, theta, ttol, bb = 0.0, yb = 1.0;
-        int nt = 0, z0row = -1, rb = -1;
+        double cm0 = 0.0, cm1 = 0.0, thr, theta, ttol, ip, bb = 0.0, yb = 1.0;
+        int nt = 0, rb = -1;
         c = -loc[entering] - 1;
-        for (i = 0; i < n; ++i) {
-            double a = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
-            if (a > colmax) colmax = a;
+        for (i = 0; i + 1 < n; i += 2) {     /* two independent max chains */
+            const double a0c = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
+            const double a1c = fabs(A[(size_t)(i + 1) * (size_t)L + (size_t)c]);
+            cm0 = a0c > cm0 ? a0c : cm0;
+            cm1 = a1c > cm1 ? a1c : cm1;
         }
-        thr = opt->pivot_tol * colmax;
+        if (i < n) {
+            const double a0c = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
+            cm0 = a0c > cm0 ? a0c : cm0;
+        }
+        thr = opt->pivot_tol * (cm1 > cm0 ? cm1 : cm0);
         /* plain minimum ratio b_i / y_i (y_i = -A[i, c]) over rows with y_i > thr,
          * compared without division */
         for (i = 0; i < n; ++i) {
             const double y = -A[(size_t)i * (size_t)L + (size_t)c];
-            if (y > thr && y > 0.0) {
-                double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
-                if (b < 0.0) b = 0.0;
-                if (rb < 0 || b * yb < bb * y) { rb = i; bb = b; yb = y; }
-            }
+            const double b0 = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
+            const double b = b0 < 0.0 ? 0.0 : b0;
+            const int take = (y > thr) & (y > 0.0) & ((rb < 0) | (b * yb < bb * y));
+            rb = take ? i : rb;
+            bb = take ? b : bb;
+            yb = take ? y : yb;
         }
-        if (rb < 0) { st = MDAE_RAY; break; }
-        if (piv >= max_piv) { st = MDAE_MAX_ITER; break; }
+        if (rb < 0 || piv >= max_piv) {   /* z = 0 after a ray or the pivot limit */
+            st = rb < 0 ? MDAE_RAY : MDAE_MAX_ITER;
+            for (i = 0; i < n; ++i) z[i] = 0.0;
+            break;
+        }
+        /* the pivot row is rb unless other rows tie with it (within tie_tol): then z0
+         * leaves whenever it is among them, else the lexicographic rule decides. r and
+         * ip do not wait for the tie count, which only guards the rare slow path. */
+        r = rb;
+        ip = -1.0 / yb;                      /* = 1 / A[rb, c] exactly */
         theta = bb / yb;
         ttol = theta + tie_tol * (theta > 1.0 ? theta : 1.0);
-        /* rows tied with the minimum; z0 leaves whenever it is among them */
-        r = rb;
         for (i = 0; i < n; ++i) {
             const double y = -A[(size_t)i * (size_t)L + (size_t)c];
-            if (y > thr && y > 0.0) {
-                double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
-                if (b < 0.0) b = 0.0;
-                if (b <= ttol * y) {
-                    ++nt;
-                    r = i;
-                    if (basis[i] == 2 * n) z0row = i;
-                }
-            }
+            const double b0 = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
+            const double b = b0 < 0.0 ? 0.0 : b0;
+            nt += (y > thr) & (y > 0.0) & (b <= ttol * y);
         }
-        if (z0row >= 0) {
-            r = z0row;
-        } else if (nt > 1) {
-            /* a tie (rare): lexicographic minimum of B^-1[i, :] / y_i among the tied
-             * rows, marked in w (scratch: >= 0 means still tied) */
+        if (nt > 1) {
+            /* tied rows marked in w (scratch: >= 0 means still tied) */
             double *ratio = w;
+            int z0row = -1;
             for (i = 0; i < n; ++i) {
                 const double y = -A[(size_t)i * (size_t)L + (size_t)c];
                 double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
                 if (b < 0.0) b = 0.0;
-                ratio[i] = (y > thr && y > 0.0 && b <= ttol * y) ? 0.0 : -1.0;
+                ratio[i] = -1.0;
+                if (y > thr && y > 0.0 && b <= ttol * y) {
+                    ratio[i] = 0.0;
+                    if (basis[i] == 2 * n) z0row = i;
+                }
             }
-            for (j = 0; j < n && nt > 1; ++j) {
+            if (z0row >= 0) r = z0row;
+            /* lexicographic minimum of B^-1[i, :] / y_i among the tied rows */
+            for (j = 0; j < n && nt > 1 && z0row < 0; ++j) {
                 double vmin = HUGE_VAL, vt;
                 for (i = 0; i < n; ++i) {
                     if (ratio[i] < 0.0) continue;
@@ -305,8 +342,9 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
                     }
                 }
             }
+            ip = 1.0 / A[(size_t)r * (size_t)L + (size_t)c];
         }
-        lemke_pivot(A, n, r, c);
+        lemke_pivot(A, n, r, c, ip);
         ++piv;
         leaving = basis[r];
         basis[r] = entering; loc[entering] = r;
@@ -316,12 +354,10 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
     }
 
     if (st == MDAE_OK) {
-        for (i = 0; i < n; ++i) {
-            int l = basis[i];
-            if (l >= n && l < 2 * n) {
-                double v = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
-                z[l - n] = v > 0.0 ? v : 0.0;
-            }
+        for (j = 0; j < n; ++j) {            /* z_j = b of its row if basic, else 0 */
+            const int l = loc[n + j];
+            const double v = A[(size_t)(l >= 0 ? l : 0) * (size_t)L + (size_t)(n + 1)];
+            z[j] = (l >= 0) & (v > 0.0) ? v : 0.0;
         }
     }
 done:
@@ -340,6 +376,32 @@ done:
 
 typedef int (*lemke_fn)(const double *, const double *, int, const mdae_lcp_options *,
                         double *, double *, double *, int *, mdae_lcp_info *);
+typedef int (*lemke_batch_fn)(int, int, const double *, const double *,
+                              const mdae_lcp_options *, double *, double *, double *, int *,
+                              int *, int *, double *);
+
+/* The batch loop with the kernel inlined (no call per problem). */
+static MDAE_ALWAYS_INLINE int lemke_batch_body(int nbatch, const int n, const double *Ms,
+                                               const double *qs,
+                                               const mdae_lcp_options *opt, double *zs,
+                                               double *ws, double *work, int *iwork,
+                                               int *status, int *iterations,
+                                               double *residual)
+{
+    const size_t nn = (size_t)n * (size_t)n;
+    int k, ret = MDAE_OK;
+    for (k = 0; k < nbatch; ++k) {
+        mdae_lcp_info info;
+        const size_t o = (size_t)k * (size_t)n;
+        int st = lemke_body(Ms + (size_t)k * nn, qs + o, n, opt, zs + o, ws + o, work, iwork,
+                            &info);
+        if (st == MDAE_BAD_INPUT) ret = MDAE_BAD_INPUT;
+        if (status) status[k] = info.status;
+        if (iterations) iterations[k] = info.iterations;
+        if (residual) residual[k] = info.residual;
+    }
+    return ret;
+}
 
 #define MDAE_LEMKE_FIXED(N)                                                                \
     static MDAE_NOINLINE int lemke_fixed##N(const double *M, const double *q, int n,       \
@@ -349,6 +411,16 @@ typedef int (*lemke_fn)(const double *, const double *, int, const mdae_lcp_opti
     {                                                                                       \
         (void)n;                                                                            \
         return lemke_body(M, q, N, opt, z, w, A, iwork, info);                              \
+    }                                                                                       \
+    static MDAE_NOINLINE int lemke_batch##N(int nbatch, int n, const double *Ms,           \
+                                            const double *qs, const mdae_lcp_options *opt,  \
+                                            double *zs, double *ws, double *work,           \
+                                            int *iwork, int *status, int *iterations,       \
+                                            double *residual)                               \
+    {                                                                                       \
+        (void)n;                                                                            \
+        return lemke_batch_body(nbatch, N, Ms, qs, opt, zs, ws, work, iwork, status,        \
+                                iterations, residual);                                      \
     }
 MDAE_LEMKE_FIXED(1)
 MDAE_LEMKE_FIXED(2)
@@ -366,13 +438,42 @@ static int lemke_any(const double *M, const double *q, int n, const mdae_lcp_opt
     return lemke_body(M, q, n, opt, z, w, A, iwork, info);
 }
 
-/* The Lemke kernel for size n >= 1: fixed-size (unrolled) up to n = 8. */
+static int lemke_batch_any(int nbatch, int n, const double *Ms, const double *qs,
+                           const mdae_lcp_options *opt, double *zs, double *ws, double *work,
+                           int *iwork, int *status, int *iterations, double *residual)
+{
+    int k, ret = MDAE_OK;
+    const size_t nn = (size_t)n * (size_t)n;
+    for (k = 0; k < nbatch; ++k) {
+        mdae_lcp_info info;
+        const size_t o = (size_t)k * (size_t)n;
+        int st = lemke_any(Ms + (size_t)k * nn, qs + o, n, opt, zs + o, ws + o, work, iwork,
+                           &info);
+        if (st == MDAE_BAD_INPUT) ret = MDAE_BAD_INPUT;
+        if (status) status[k] = info.status;
+        if (iterations) iterations[k] = info.iterations;
+        if (residual) residual[k] = info.residual;
+    }
+    return ret;
+}
+
+/* The Lemke kernel for size n >= 1: fixed-size (unrolled) up to n = MDAE_LEMKE_NFIXED.
+ * The single-problem and batch instances of a size compile the same lemke_body with
+ * the same constant n, so they return the same bits. */
 static lemke_fn lemke_kernel(int n)
 {
-    static const lemke_fn fixed[9] = {0, lemke_fixed1, lemke_fixed2, lemke_fixed3,
-                                      lemke_fixed4, lemke_fixed5, lemke_fixed6,
-                                      lemke_fixed7, lemke_fixed8};
-    return n <= 8 ? fixed[n] : lemke_any;
+    static const lemke_fn fixed[MDAE_LEMKE_NFIXED + 1] = {
+        0, lemke_fixed1, lemke_fixed2, lemke_fixed3, lemke_fixed4, lemke_fixed5,
+        lemke_fixed6, lemke_fixed7, lemke_fixed8};
+    return n <= MDAE_LEMKE_NFIXED ? fixed[n] : lemke_any;
+}
+
+static lemke_batch_fn lemke_batch_kernel(int n)
+{
+    static const lemke_batch_fn fixed[MDAE_LEMKE_NFIXED + 1] = {
+        0, lemke_batch1, lemke_batch2, lemke_batch3, lemke_batch4, lemke_batch5,
+        lemke_batch6, lemke_batch7, lemke_batch8};
+    return n <= MDAE_LEMKE_NFIXED ? fixed[n] : lemke_batch_any;
 }
 
 /* Pointers and options valid for Lemke (data finiteness is checked in lemke_body). */
@@ -566,19 +667,9 @@ int mdae_lcp_solve_batch(int method, int nbatch, int n, const double *Ms, const 
     if (method == MDAE_LCP_LEMKE && n > 0 && work && iwork && lemke_args_ok(opt) &&
         !opt->warm_start) {
         /* the common case, without per-problem dispatch and option checks: the same
-         * kernel mdae_lcp_lemke would call, so the same bits */
-        const lemke_fn fn = lemke_kernel(n);
-        for (k = 0; k < nbatch; ++k) {
-            mdae_lcp_info info;
-            const size_t o = (size_t)k * n1;
-            int st = fn(Ms + (size_t)k * nn, qs + o, n, opt, zs + o, ws + o, work, iwork,
-                        &info);
-            if (st == MDAE_BAD_INPUT) ret = MDAE_BAD_INPUT;
-            if (status) status[k] = info.status;
-            if (iterations) iterations[k] = info.iterations;
-            if (residual) residual[k] = info.residual;
-        }
-        return ret;
+         * lemke_body mdae_lcp_lemke runs, so the same bits */
+        return lemke_batch_kernel(n)(nbatch, n, Ms, qs, opt, zs, ws, work, iwork, status,
+                                     iterations, residual);
     }
     for (k = 0; k < nbatch; ++k) {
         mdae_lcp_problem pk;
