@@ -214,20 +214,22 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
     int i, j, r, c, entering, leaving, piv = 0, max_piv, st = MDAE_OK;
     double a0 = 0.0, a1 = 0.0, qmin, qtie, res;
 
-    /* tableau rows [M_i | 1 | q_i]: x_B = b + A x_N with w = q + M z + 1 z0 */
+    /* tableau rows [M_i | 1 | q_i] (x_B = b + A x_N with w = q + M z + 1 z0), the
+     * finiteness check of M fused into the copy: x - x is NaN iff x is NaN or inf */
     for (i = 0; i < n; ++i) {
         const double *Mi = M + (size_t)i * (size_t)n;
         double *Ai = A + (size_t)i * (size_t)L;
-        for (j = 0; j < n; ++j) Ai[j] = Mi[j];
+        for (j = 0; j + 1 < n; j += 2) {
+            const double u = Mi[j], v = Mi[j + 1];
+            Ai[j] = u;
+            Ai[j + 1] = v;
+            a0 += u - u;
+            a1 += v - v;
+        }
+        if (j < n) { const double u = Mi[j]; Ai[j] = u; a0 += u - u; }
         Ai[n] = 1.0;
         Ai[n + 1] = q[i];
     }
-    /* finiteness of M and q (x - x is NaN iff x is NaN or inf), in two independent sums */
-    for (i = 0; i + 1 < n * n; i += 2) {
-        a0 += M[i] - M[i];
-        a1 += M[i + 1] - M[i + 1];
-    }
-    if (i < n * n) a0 += M[i] - M[i];
     qmin = q[0];
     for (i = 0; i < n; ++i) {
         a1 += q[i] - q[i];
@@ -275,13 +277,13 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
             cm0 = a0c > cm0 ? a0c : cm0;
         }
         thr = opt->pivot_tol * (cm1 > cm0 ? cm1 : cm0);
-        /* plain minimum ratio b_i / y_i (y_i = -A[i, c]) over rows with y_i > thr,
-         * compared without division */
+        /* plain minimum ratio b_i / y_i (y_i = -A[i, c]) over rows with y_i > thr (>= 0,
+         * so y_i > 0), compared without division */
         for (i = 0; i < n; ++i) {
             const double y = -A[(size_t)i * (size_t)L + (size_t)c];
             const double b0 = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
             const double b = b0 < 0.0 ? 0.0 : b0;
-            const int take = (y > thr) & (y > 0.0) & ((rb < 0) | (b * yb < bb * y));
+            const int take = (y > thr) & ((rb < 0) | (b * yb < bb * y));
             rb = take ? i : rb;
             bb = take ? b : bb;
             yb = take ? y : yb;
@@ -302,7 +304,7 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
             const double y = -A[(size_t)i * (size_t)L + (size_t)c];
             const double b0 = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
             const double b = b0 < 0.0 ? 0.0 : b0;
-            nt += (y > thr) & (y > 0.0) & (b <= ttol * y);
+            nt += (y > thr) & (b <= ttol * y);
         }
         if (nt > 1) {
             /* tied rows marked in w (scratch: >= 0 means still tied) */
@@ -313,7 +315,7 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
                 double b = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
                 if (b < 0.0) b = 0.0;
                 ratio[i] = -1.0;
-                if (y > thr && y > 0.0 && b <= ttol * y) {
+                if (y > thr && b <= ttol * y) {
                     ratio[i] = 0.0;
                     if (basis[i] == 2 * n) z0row = i;
                 }
