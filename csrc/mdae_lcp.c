@@ -31,7 +31,7 @@ void mdae_lcp_options_default(mdae_lcp_options *opt)
 size_t mdae_lcp_work_size(int n)
 {
     size_t m = n > 0 ? (size_t)n : 0;
-    /* Lemke: tableau m*(m+2); Murty: LU m*m + rhs m + z m. */
+    /* Lemke: tableau m*(m+2) + gathered column and rhs 2m; Murty: LU m*m + rhs m + z m. */
     return m * (m + 4) + 1;
 }
 
@@ -213,6 +213,12 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
     int *loc = iwork + n;                /* 2n + 1 */
     int i, j, r, c, entering, leaving, piv = 0, max_piv, st = MDAE_OK;
     double a0 = 0.0, a1 = 0.0, qmin, qtie, res;
+    /* large n: y and b gathered into the spare workspace after the tableau (2n doubles) */
+    const int gather = n > MDAE_LEMKE_NFIXED;
+    double *ys = A + (size_t)n * (size_t)L, *bs = ys + n;
+#define LEMKE_Y(i) (gather ? ys[i] : -A[(size_t)(i) * (size_t)L + (size_t)c])
+#define LEMKE_B(i) (gather ? bs[i] : (A[(size_t)(i) * (size_t)L + (size_t)(n + 1)] < 0.0 ? 0.0 : \
+                                      A[(size_t)(i) * (size_t)L + (size_t)(n + 1)]))
 
     /* tableau rows [M_i | 1 | q_i] (x_B = b + A x_N with w = q + M z + 1 z0), the
      * finiteness check of M fused into the copy: x - x is NaN iff x is NaN or inf */
@@ -266,23 +272,34 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
         double cm0 = 0.0, cm1 = 0.0, thr, theta, ttol, ip, bb = 0.0, yb = 1.0;
         int nt = 0, rb = -1;
         c = -loc[entering] - 1;
-        for (i = 0; i + 1 < n; i += 2) {     /* two independent max chains */
-            const double a0c = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
-            const double a1c = fabs(A[(size_t)(i + 1) * (size_t)L + (size_t)c]);
-            cm0 = a0c > cm0 ? a0c : cm0;
-            cm1 = a1c > cm1 ? a1c : cm1;
-        }
-        if (i < n) {
-            const double a0c = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
-            cm0 = a0c > cm0 ? a0c : cm0;
+        if (gather) {
+            /* large n: one strided pass over the tableau gathers y_i = -A[i, c] and
+             * b_i = max(A[i, n+1], 0); the ratio passes then read contiguous memory */
+            for (i = 0; i < n; ++i) {
+                const double y = -A[(size_t)i * (size_t)L + (size_t)c];
+                const double b0 = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
+                const double a0c = fabs(y);
+                ys[i] = y;
+                bs[i] = b0 < 0.0 ? 0.0 : b0;
+                cm0 = a0c > cm0 ? a0c : cm0;
+            }
+        } else {
+            for (i = 0; i + 1 < n; i += 2) {     /* two independent max chains */
+                const double a0c = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
+                const double a1c = fabs(A[(size_t)(i + 1) * (size_t)L + (size_t)c]);
+                cm0 = a0c > cm0 ? a0c : cm0;
+                cm1 = a1c > cm1 ? a1c : cm1;
+            }
+            if (i < n) {
+                const double a0c = fabs(A[(size_t)i * (size_t)L + (size_t)c]);
+                cm0 = a0c > cm0 ? a0c : cm0;
+            }
         }
         thr = opt->pivot_tol * (cm1 > cm0 ? cm1 : cm0);
         /* plain minimum ratio b_i / y_i (y_i = -A[i, c]) over rows with y_i > thr (>= 0,
          * so y_i > 0), compared without division */
         for (i = 0; i < n; ++i) {
-            const double y = -A[(size_t)i * (size_t)L + (size_t)c];
-            const double b0 = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
-            const double b = b0 < 0.0 ? 0.0 : b0;
+            const double y = LEMKE_Y(i), b = LEMKE_B(i);
             const int take = (y > thr) & ((rb < 0) | (b * yb < bb * y));
             rb = take ? i : rb;
             bb = take ? b : bb;
@@ -301,9 +318,7 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
         theta = bb / yb;
         ttol = theta + tie_tol * (theta > 1.0 ? theta : 1.0);
         for (i = 0; i < n; ++i) {
-            const double y = -A[(size_t)i * (size_t)L + (size_t)c];
-            const double b0 = A[(size_t)i * (size_t)L + (size_t)(n + 1)];
-            const double b = b0 < 0.0 ? 0.0 : b0;
+            const double y = LEMKE_Y(i), b = LEMKE_B(i);
             nt += (y > thr) & (b <= ttol * y);
         }
         if (nt > 1) {
@@ -375,6 +390,9 @@ done:
     if (info) { info->status = st; info->iterations = piv; info->residual = res; }
     return st;
 }
+
+#undef LEMKE_Y
+#undef LEMKE_B
 
 typedef int (*lemke_fn)(const double *, const double *, int, const mdae_lcp_options *,
                         double *, double *, double *, int *, mdae_lcp_info *);
