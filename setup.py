@@ -24,7 +24,7 @@ def _extensions():
             name, [rel] + csrc,
             include_dirs=["csrc", np.get_include()],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-            extra_compile_args=["-O3"],
+            extra_compile_args=["-O3", "-ffp-contract=off"],   # same bits in every copy of a kernel
         ))
     return cythonize(exts, language_level=3,
                      compiler_directives={"boundscheck": False, "wraparound": False,
