@@ -462,19 +462,8 @@ static int lemke_batch_any(int nbatch, int n, const double *Ms, const double *qs
                            const mdae_lcp_options *opt, double *zs, double *ws, double *work,
                            int *iwork, int *status, int *iterations, double *residual)
 {
-    int k, ret = MDAE_OK;
-    const size_t nn = (size_t)n * (size_t)n;
-    for (k = 0; k < nbatch; ++k) {
-        mdae_lcp_info info;
-        const size_t o = (size_t)k * (size_t)n;
-        int st = lemke_any(Ms + (size_t)k * nn, qs + o, n, opt, zs + o, ws + o, work, iwork,
-                           &info);
-        if (st == MDAE_BAD_INPUT) ret = MDAE_BAD_INPUT;
-        if (status) status[k] = info.status;
-        if (iterations) iterations[k] = info.iterations;
-        if (residual) residual[k] = info.residual;
-    }
-    return ret;
+    return lemke_batch_body(nbatch, n, Ms, qs, opt, zs, ws, work, iwork, status, iterations,
+                            residual);
 }
 
 /* The Lemke kernel for size n >= 1: fixed-size (unrolled) up to n = MDAE_LEMKE_NFIXED.
