@@ -34,5 +34,7 @@ def test_initialization_from_singular_point_fails_clearly(pendulum):
 
 
 def test_initialization_moves_a_nearby_state_onto_the_rod(pendulum):
-    res = pendulum.simulate(0.1, q0={"x": 0.9, "y": -0.1})
+    with pytest.warns(UserWarning, match=r"changed given values x: 0.9 -> "):
+        res = pendulum.simulate(0.1, q0={"x": 0.9, "y": -0.1})
     assert np.hypot(res["x"][0], res["y"][0]) == pytest.approx(1.0, abs=1e-10)
+    assert set(res.init_report) >= {"x", "y"}
