@@ -10,7 +10,8 @@ A model file defines
     Defaults used by ``mechdae run``: ``t_final`` (float), ``q0``/``v0`` (dicts by name),
     ``params`` (dict), ``inputs`` (dict), ``method`` (str), ``stabilization``
     (``md.Baumgarte(...)``, ``md.Mukharlyamov(H, K)``, ``None``), ``rtol``/``atol``,
-    ``plot`` (list of series names), ``output_times``.
+    ``plot`` (list of series names), ``output_times``; any other key is passed to
+    ``System.simulate`` as a method option (e.g. ``dt`` for ``"timestepping"``).
 """
 import importlib.util
 import os

@@ -6,6 +6,18 @@ is the 10-contact planar system of the time-stepping benchmark.
 """
 import mechdae as md
 
+# Moreau-Jean time stepping as in Siconos ColumnOfBeadsTS (h = 5e-4): ten simultaneous
+# frictionless contacts are beyond the event-driven contact-force enumeration (8 contacts)
+SIMULATION = dict(
+    t_final=2.0,
+    q0={f"y{i}": 0.1 + 0.05 + i * 0.25 for i in range(10)},
+    v0={},
+    method="timestepping",
+    dt=5e-4,
+    stabilization=None,
+    plot=["y0", "y4", "y9"],
+)
+
 
 def build(n=10, R=0.1, m=1.0, g=9.81, e=0.9):
     """Build the column; ``initial_heights(n, R, gap)`` gives a starting state."""

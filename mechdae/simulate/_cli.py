@@ -38,6 +38,9 @@ def _parse_value(text):
     return text
 
 
+_RUN_KEYS = ("t_final", "q0", "v0", "params", "method", "stabilization", "plot")
+
+
 def _event_kinds(events):
     if not events:
         return ""
@@ -72,7 +75,8 @@ def run(args, out=sys.stdout):
         t_compiled = time.perf_counter()
         t_final = args.t_final if args.t_final is not None else sim.get("t_final", 1.0)
         method = args.method or sim.get("method", "auto")
-        kw = {k: sim[k] for k in ("inputs", "rtol", "atol", "output_times") if k in sim}
+        # every other SIMULATION key is a simulate() option (inputs, rtol, dt, ...)
+        kw = {k: v for k, v in sim.items() if k not in _RUN_KEYS}
         res = system.simulate(t_final, q0=sim.get("q0"), v0=sim.get("v0"), params=params or None,
                               method=method, **kw)
     except (ModelError, SolverError) as exc:
