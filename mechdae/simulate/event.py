@@ -53,6 +53,12 @@ from .smooth import stabilization_matrices, postprocess
 __all__ = ["simulate_event", "EventEngine", "ModeSet"]
 
 OPEN, CLOSED, STICK, SLIDE_POS, SLIDE_NEG = "o", "n", "k", "+", "-"
+SLIDE_2D = "s"          # sliding on a contact with two tangent directions
+SLIDING = (SLIDE_POS, SLIDE_NEG, SLIDE_2D)
+# spatial sliding: the friction direction is (v_t + EPS_DIR d) / |v_t + EPS_DIR d| with d the
+# phase's reference direction (a runtime parameter); the shift only matters when a slide
+# starts from rest (v_t ~ 0: it starts along d, the direction the contact problem found)
+EPS_DIR = 1e-12
 
 
 # ------------------------------------------------------------------------------------ #
@@ -62,16 +68,33 @@ OPEN, CLOSED, STICK, SLIDE_POS, SLIDE_NEG = "o", "n", "k", "+", "-"
 def _layout(system):
     npar = len(system.p_names)
     r, m = system.m + system.k, system.m
-    return npar, r, m, 2 + npar + r * m + r * r + len(system.w_names)
+    return npar, r, m, (2 + npar + r * m + r * r + len(system.w_names)
+                        + 2 * len(system.contacts))
 
 
 def _split_P(system, P):
+    """``(p, H, K, w, d)``; ``d`` (2 per contact): reference sliding directions of the
+    spatial sliding contacts (mode ``s``)."""
     npar, r, m, _ = _layout(system)
     p = P[2:2 + npar]
     H = ca.reshape(P[2 + npar:2 + npar + r * m], r, m)
     K = ca.reshape(P[2 + npar + r * m:2 + npar + r * m + r * r], r, r)
-    wc = P[2 + npar + r * m + r * r:]
-    return p, H, K, wc
+    o = 2 + npar + r * m + r * r
+    nw = len(system.w_names)
+    wc = P[o:o + nw]
+    dref = P[o + nw:o + nw + 2 * len(system.contacts)]
+    return p, H, K, wc, dref
+
+
+def _slide_direction(vt, d):
+    """Friction direction of a spatial sliding contact: ``w / |w|`` with
+    ``w = v_t + EPS_DIR d``, its sign continued across ``v_t = 0`` along ``d`` (``sign(d . w)``;
+    ``d = 0``: plain ``w / |w|``). Past the zero of ``|v_t|`` the friction keeps its
+    direction, so ``d . v_t`` crosses zero cleanly (like ``s v_t`` in the plane)."""
+    w = vt + EPS_DIR * d
+    nw = ca.sqrt(ca.dot(w, w) + 1e-300)
+    s = ca.if_else(ca.dot(d, d) > 0, ca.sign(ca.dot(d, w)), 1.0)
+    return s * w / nw, w
 
 
 def _extras_mx(system, q, u, v, t, p, w):
@@ -144,7 +167,7 @@ def _mode_core(system, specs, mode, gains):
     x = ca.MX.sym("x", nx)
     t = ca.MX.sym("t")
     P = ca.MX.sym("P", nP)
-    p, H, K, wc = _split_P(system, P)
+    p, H, K, wc, dref = _split_P(system, P)
     w = input_mx(system, specs, t, wc)
     q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
     vd, z = _extras_mx(system, q, u, v, t, p, w)
@@ -169,7 +192,7 @@ def _mode_core(system, specs, mode, gains):
     offs = _offsets(system)
     # position of each contact's unknowns in Lambda
     base = system.m + system.k
-    n_idx, t_idx = {}, {}
+    n_idx, t_idx, dirs = {}, {}, {}
     k = base
     for i, (cinfo, mo) in enumerate(zip(system.contacts, mode)):
         if mo == OPEN:
@@ -194,6 +217,9 @@ def _mode_core(system, specs, mode, gains):
         if mo in (SLIDE_POS, SLIDE_NEG):
             s = 1.0 if mo == SLIDE_POS else -1.0
             F_rows.append(wn - mu_eff[i] * s * W[o + 1, :])
+        if mo == SLIDE_2D:
+            dirs[i], _ = _slide_direction(Vc[o + 1:o + 3], dref[2 * i:2 * i + 2])
+            F_rows.append(wn - mu_eff[i] * ca.mtimes(dirs[i].T, W[o + 1:o + 3, :]))
     if A_rows:
         A = ca.vertcat(*A_rows)
         Fm = ca.vertcat(*F_rows)
@@ -228,6 +254,8 @@ def _mode_core(system, specs, mode, gains):
         elif mo in (SLIDE_POS, SLIDE_NEG):
             s = 1.0 if mo == SLIDE_POS else -1.0
             lt = -mu_eff[i] * s * ln
+        elif mo == SLIDE_2D:
+            lt = -mu_eff[i] * ln * dirs[i]
         else:
             lt = ca.MX.zeros(nt)
         lam_parts.append(ca.vertcat(ln, lt))
@@ -236,6 +264,12 @@ def _mode_core(system, specs, mode, gains):
         if mo in (SLIDE_POS, SLIDE_NEG):
             s = 1.0 if mo == SLIDE_POS else -1.0
             ev.append(s * Vc[o + 1])
+            desc.append((i, "vt"))
+        if mo == SLIDE_2D:
+            # d . (v_t + EPS_DIR d): |v_t| along d, continued through zero (see
+            # _slide_direction); also fires when the direction turns by 90 degrees
+            d = dref[2 * i:2 * i + 2]
+            ev.append(ca.dot(d, Vc[o + 1:o + 3] + EPS_DIR * d))
             desc.append((i, "vt"))
         if mo == STICK and nt:
             ev.append(mu_eff[i] * ln - ca.norm_2(lt))
@@ -336,7 +370,7 @@ def _terms_function(system, specs):
     x = ca.MX.sym("x", nq + nu + nv)
     t = ca.MX.sym("t")
     P = ca.MX.sym("P", nP)
-    p, H, K, wc = _split_P(system, P)
+    p, H, K, wc, _ = _split_P(system, P)
     w = input_mx(system, specs, t, wc)
     q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
     _, z = _extras_mx(system, q, u, v, t, p, w)
@@ -417,16 +451,38 @@ class EventEngine:
         self.rest_velocity = o.get("rest_velocity")
         self.rest_impacts = int(o.get("rest_impacts", 2))
         self.rest_streak = []
+        self.dref = np.zeros(2 * self.nc)     # see _split_P / _update_dref
 
     # ---------------------------------------------------------------- small helpers
     def P(self, t0, T):
         base = self.__dict__.get("_Pbase")
         if base is None:
             base = self._Pbase = np.concatenate([[0.0, 0.0], self.pv, self.H.ravel(order="F"),
-                                                 self.K.ravel(order="F"), self.wc])
+                                                 self.K.ravel(order="F"), self.wc,
+                                                 np.zeros(2 * self.nc)])
         out = base.copy()
         out[0], out[1] = t0, T
+        if self.nc:
+            out[-2 * self.nc:] = self.dref
         return out
+
+    def _update_dref(self):
+        """Reference directions of the spatial sliding contacts: ``v_t / |v_t|`` where
+        ``|v_t| > vel_tol`` (kept otherwise: a slide starting from rest keeps the direction
+        the contact problem gave it)."""
+        if SLIDE_2D not in self.mode:
+            return
+        nq, nu = self.nq_nu()
+        tm = self.terms(self.x, self.t)
+        u = self.x[nq:nq + nu]
+        for i, mo in enumerate(self.mode):
+            if mo != SLIDE_2D:
+                continue
+            o = self.offs[i]
+            vt = tm["W"][o + 1:o + 3] @ u + tm["Wt"][o + 1:o + 3]
+            n = float(np.hypot(*vt))
+            if n > self.vel_tol:
+                self.dref[2 * i:2 * i + 2] = vt / n
 
     def modeset(self, mode):
         key = ("event-mode", mode, self.skey, self.rtol, self.atol, self.gains, self.nsub,
@@ -544,12 +600,6 @@ class EventEngine:
         vc = self.velocities(tm, idx, u)
         vt = np.concatenate([vc[a * d + 1:a * d + d] for a in range(len(idx))])
         mu = self.mu[idx]
-        for a, i in enumerate(idx):
-            if 0 < mu[a] < np.inf and self.nt[i] == 2 and np.hypot(*vt[2 * a:2 * a + 2]) > self.vel_tol:
-                raise NotImplementedError(
-                    f"contact '{self.names[i]}': sustained sliding with spatial friction "
-                    "(two tangent directions, 0 < mu < inf) is not supported by method='event'; "
-                    "use method='timestepping'")
         sol = contact_forces(D, b, vt, mu, dim=d, slide_tol=self.vel_tol, tol=tol)
         if sol.status == "inconsistent":
             U, Fv, who = self._painleve_numbers(D, b, vt, mu, idx)
@@ -598,6 +648,13 @@ class EventEngine:
                 new[i] = CLOSED
             elif m == "stick":
                 new[i] = STICK
+            elif self.nt[i] == 2:
+                new[i] = SLIDE_2D
+                v2 = vt[(d - 1) * a:(d - 1) * a + 2]
+                if np.hypot(*v2) <= self.vel_tol:
+                    v2 = chosen.acc[a * d + 1:a * d + 3]      # from rest: along a_t
+                n = float(np.hypot(*v2))
+                self.dref[2 * i:2 * i + 2] = v2 / n if n > 0 else 0.0
             else:
                 v = vt[a] if self.nt[i] == 1 else 0.0
                 if abs(v) <= self.vel_tol:
@@ -613,8 +670,7 @@ class EventEngine:
                     kind = "liftoff"
                 elif nw == STICK:
                     kind = "stick"
-                elif nw in (SLIDE_POS, SLIDE_NEG) and old in (STICK, CLOSED, OPEN, SLIDE_POS,
-                                                              SLIDE_NEG):
+                elif nw in SLIDING and old in (STICK, CLOSED, OPEN) + SLIDING:
                     kind = "slide"
                 elif nw == CLOSED:
                     kind = "close"
@@ -751,7 +807,7 @@ class EventEngine:
         for a, i in enumerate(members):
             vt = vc[a * d + 1:a * d + 1 + self.nt[i]]
             stick = self.nt[i] and self.mu[i] > 0 and np.all(np.abs(vt) < vr[a])
-            tmp[i] = STICK if stick else (mode[i] if mode[i] in (SLIDE_POS, SLIDE_NEG)
+            tmp[i] = STICK if stick else (mode[i] if mode[i] in SLIDING
                                           else CLOSED)
         x = self.project_closed(x, t, "".join(tmp), gap_max=1e-3)
         new, x = self.decide(x, t, sorted(set(members) | {i for i in range(self.nc)
@@ -936,6 +992,7 @@ class EventEngine:
 
     def _refresh(self):
         """Event values, their rates and ``x'`` of the current mode at the current state."""
+        self._update_dref()
         out = self.calls(self.mode)[2](self.x, self.t, self.P(self.t, 0.0))
         self.xd, self.ev, self.evd = out[0].ravel(), out[2].ravel(), out[3].ravel()
 
@@ -1171,7 +1228,10 @@ class EventEngine:
             ms = self.modeset(m)
             X = np.array([self.samples_x[k] for k in ks]).T
             ts = np.array([self.samples_t[k] for k in ks])
-            lam = ms.forces(X, ts, self.P(0.0, 0.0))
+            P0 = self.P(0.0, 0.0)
+            if self.nc:
+                P0[-2 * self.nc:] = 0.0     # spatial sliding: friction along v_t / |v_t|
+            lam = ms.forces(X, ts, P0)
             for i, n in enumerate(self.names):
                 o = self.offs[i]
                 out[n][ks] = lam[o:o + 1 + self.nt[i]].T
