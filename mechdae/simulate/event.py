@@ -640,6 +640,7 @@ class EventEngine:
             norms = [float(np.sum(s.lam[0::d])) for s in sol.solutions]
             chosen = sol.solutions[int(np.argmin(norms))]
             extra["indeterminate"] = [s.modes for s in sol.solutions]
+        rest_rows = []
         for a, i in enumerate(idx):
             m = chosen.modes[a]
             if m == "separate":
@@ -652,7 +653,12 @@ class EventEngine:
                 new[i] = SLIDE_2D
                 v2 = vt[(d - 1) * a:(d - 1) * a + 2]
                 if np.hypot(*v2) <= self.vel_tol:
-                    v2 = chosen.acc[a * d + 1:a * d + 3]      # from rest: along a_t
+                    # from rest: against the friction force of the contact problem's
+                    # solution (accurate where a_t ~ 0, just past a friction-cone exit)
+                    v2 = -chosen.lam[a * d + 1:a * d + 3]
+                    if not np.hypot(*v2) > 0:
+                        v2 = chosen.acc[a * d + 1:a * d + 3]
+                    rest_rows += [a * d + 1, a * d + 2]
                 n = float(np.hypot(*v2))
                 self.dref[2 * i:2 * i + 2] = v2 / n if n > 0 else 0.0
             else:
@@ -660,6 +666,16 @@ class EventEngine:
                 if abs(v) <= self.vel_tol:
                     v = chosen.acc[a * d + 1]
                 new[i] = SLIDE_POS if v > 0 else SLIDE_NEG
+        if rest_rows:
+            # a spatial slide from rest: remove the residual tangential speed (below
+            # vel_tol, least kinetic-energy change) so that it starts along a_t exactly
+            Wv = Wc[rest_rows]
+            vv = Wv @ u + np.concatenate([tm["Wt"][self.offs[idx[r // d]] + r % d:
+                                                   self.offs[idx[r // d]] + r % d + 1]
+                                          for r in rest_rows])
+            Dv = Wv @ Mc @ Wv.T
+            x = np.array(x, float)
+            x[nq:nq + nu] = u - Mc @ (Wv.T @ (np.linalg.pinv(Dv, rcond=1e-12, hermitian=True) @ vv))
         new = "".join(new)
         if record:
             for i in range(self.nc):
@@ -869,9 +885,18 @@ class EventEngine:
         self.record()
 
     def record(self):
+        self._note_dref(len(self.samples_t))
         self.samples_t.append(self.t)
         self.samples_x.append(self.x.copy())
         self.samples_mode.append(self.mode)
+
+    def _note_dref(self, k):
+        """Remember the reference directions in force from sample ``k`` on (spatial sliding:
+        the recorded contact forces are evaluated with them)."""
+        if SLIDE_2D in self.mode:
+            log = self.__dict__.setdefault("dref_log", [])
+            if not log or not np.array_equal(log[-1][1], self.dref):
+                log.append((k, self.dref.copy()))
 
     def advance(self, t_stop, out_times, monitor=None):
         """Integrate to ``t_stop`` recording the states at ``out_times`` and at events.
@@ -1026,6 +1051,7 @@ class EventEngine:
                       + (sv ** 3 - 2 * sv ** 2 + sv) * dtc * PD[seg]
                       + (-2 * sv ** 3 + 3 * sv ** 2) * PX[seg + 1]
                       + (sv ** 3 - sv ** 2) * dtc * PD[seg + 1])
+            self._note_dref(len(self.samples_t))
             self.samples_t.extend(float(v) for v in to)
             self.samples_x.extend(xo)
             self.samples_mode.extend([self.mode] * to.size)
@@ -1216,9 +1242,14 @@ class EventEngine:
         N = len(self.samples_t)
         out = {n: np.zeros((N, 1 + nt)) for n, nt in zip(self.names, self.nt)}
         by_mode = {}
+        log = self.__dict__.get("dref_log", [])
+        starts = np.array([k for k, _ in log], int)
         for k, m in enumerate(self.samples_mode):
-            by_mode.setdefault(m, []).append(k)
-        for m, ks in by_mode.items():
+            j = -1
+            if m is not None and SLIDE_2D in m and starts.size:
+                j = int(np.searchsorted(starts, k, side="right")) - 1
+            by_mode.setdefault((m, j), []).append(k)
+        for (m, j), ks in by_mode.items():
             if m is None:
                 for n in self.names:
                     out[n][ks] = np.nan
@@ -1230,7 +1261,8 @@ class EventEngine:
             ts = np.array([self.samples_t[k] for k in ks])
             P0 = self.P(0.0, 0.0)
             if self.nc:
-                P0[-2 * self.nc:] = 0.0     # spatial sliding: friction along v_t / |v_t|
+                # spatial sliding: the reference directions in force at these samples
+                P0[-2 * self.nc:] = log[j][1] if j >= 0 else 0.0
             lam = ms.forces(X, ts, P0)
             for i, n in enumerate(self.names):
                 o = self.offs[i]
