@@ -2,7 +2,8 @@ r"""Event-driven simulation through impacts, sustained contact, stick-slip and Z
 
 Between events the motion is smooth: the contacts of the current *mode* (one letter per
 contact: ``o`` open, ``n`` closed without friction, ``k`` sticking, ``+``/``-`` sliding with
-``v_t > 0`` / ``v_t < 0``) enter as bilateral constraints,
+``v_t > 0`` / ``v_t < 0``, ``s`` sliding on a contact with two tangent directions) enter as
+bilateral constraints,
 
 .. math::
 
@@ -11,13 +12,18 @@ contact: ``o`` open, ``n`` closed without friction, ``k`` sticking, ``+``/``-`` 
 
 with ``f_i = w_n`` (frictionless), ``(w_n, w_t)`` (sticking, plus
 ``w_t^T u' + \dot w_t^T u = -\gamma w_t^T u``) or ``w_n - \mu\, s\, w_t`` (sliding with
-``s = sign v_t``). One CasADi cvodes integrator per mode (cached on the System) integrates
+``s = sign v_t``), or ``w_n - \mu\, e^T W_t`` (spatial sliding, ``e = v_t / |v_t|`` the
+2-vector direction of the relative tangential velocity, varying along the phase; its sign
+is continued across ``v_t = 0`` along the phase's reference direction ``d``, a runtime
+parameter, so that the motion stays smooth past the stop and ``d . v_t`` crosses zero
+cleanly). One CasADi cvodes integrator per mode (cached on the System) integrates
 a *window* and returns the states at ``K`` sub-samples together with the *event functions*
 of the mode, all in one call:
 
 - open contact: the gap ``g_i``;
 - closed contact: the normal force ``lambda_n,i``;
-- sliding contact: ``s v_t,i``;
+- sliding contact: ``s v_t,i`` (plane), ``d . v_t,i`` (space: fires at the stop, or when the
+  direction has turned by 90 degrees, after which ``d`` is renewed);
 - sticking contact (finite ``mu``): ``mu lambda_n,i - |lambda_t,i|``.
 
 Each is positive while the mode holds. mechdae locates the first sign change itself —
