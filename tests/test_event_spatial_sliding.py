@@ -163,3 +163,37 @@ def test_point_mass_sticks_then_slides_along_the_force():
     e = np.array([math.cos(th), math.sin(th)])
     np.testing.assert_allclose(lam[stick, 1:], -c * res.t[stick, None] * e, atol=1e-8)
     np.testing.assert_allclose(lam[slide, 1:], np.tile(-mu * m_ * g * e, (t.size, 1)), atol=1e-8)
+
+
+def test_curved_slide_renews_its_direction_and_stops():
+    """A particle sliding along x with a constant side force F < mu m g along y: the
+    sliding direction turns (the reference direction is renewed every 60 degrees) until
+    the particle stops and sticks; checked against a direct integration of
+    v' = F e_y - mu g v / |v| (scipy DOP853)."""
+    from scipy.integrate import solve_ivp
+    mu, g, F = 0.4, 9.81, 2.0
+    m = md.Model("curve")
+    x, y, z = m.coordinates("x y z")
+    m.kinetic_energy(0.5 * (md.der(x) ** 2 + md.der(y) ** 2 + md.der(z) ** 2))
+    m.potential_energy(g * z)
+    m.generalized_force(F, y)
+    m.contact("floor", gap=z, tangent=[x, y], friction=mu, restitution=0.0)
+    res = m.compile(stabilization=None).simulate(2.0, v0={"x": 3.0}, method="event")
+    a = mu * g
+
+    def f(t, X):
+        n = math.hypot(X[2], X[3])
+        return [X[2], X[3], -a * X[2] / n, F - a * X[3] / n]
+
+    stop = lambda t, X: math.hypot(X[2], X[3]) - 1e-7          # noqa: E731
+    stop.terminal = True
+    ref = solve_ivp(f, [0, 2], [0, 0, 3.0, 0], rtol=1e-13, atol=1e-14, events=stop,
+                    method="DOP853")
+    # the last 1e-7 of |v|: linear extrapolation with d|v|/dt = v . v' / |v|
+    t_ref = ref.t_events[0][0]
+    vdot = np.array(f(0, ref.y[:, -1])[2:])
+    t_ref += 1e-7 / abs(vdot @ ref.y[2:, -1] / 1e-7)
+    assert [e.kind for e in res.events] == ["stick"]
+    assert res.events[0].t == pytest.approx(t_ref, abs=1e-8)
+    assert res["x"][-1] == pytest.approx(ref.y[0, -1], abs=1e-8)
+    assert res["y"][-1] == pytest.approx(ref.y[1, -1], abs=1e-8)

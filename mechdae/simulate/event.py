@@ -22,8 +22,8 @@ of the mode, all in one call:
 
 - open contact: the gap ``g_i``;
 - closed contact: the normal force ``lambda_n,i``;
-- sliding contact: ``s v_t,i`` (plane), ``d . v_t,i`` (space: fires at the stop, or when the
-  direction has turned by 90 degrees, after which ``d`` is renewed);
+- sliding contact: ``s v_t,i`` (plane), ``d . v_t,i - |v_t,i| / 2`` (space: fires at the
+  stop, or when the direction has turned by 60 degrees, after which ``d`` is renewed);
 - sticking contact (finite ``mu``): ``mu lambda_n,i - |lambda_t,i|``.
 
 Each is positive while the mode holds. mechdae locates the first sign change itself —
@@ -275,7 +275,10 @@ def _mode_core(system, specs, mode, gains):
             # d . (v_t + EPS_DIR d): |v_t| along d, continued through zero (see
             # _slide_direction); also fires when the direction turns by 90 degrees
             d = dref[2 * i:2 * i + 2]
-            ev.append(ca.dot(d, Vc[o + 1:o + 3] + EPS_DIR * d))
+            wv = Vc[o + 1:o + 3] + EPS_DIR * d
+            # cos(angle(d, w)) |w| - |w| / 2: zero at the stop, and when the direction has
+            # turned by 60 degrees (before the sign continuation's switch at 90 degrees)
+            ev.append(ca.dot(d, wv) - 0.5 * ca.sqrt(ca.dot(wv, wv) + 1e-300))
             desc.append((i, "vt"))
         if mo == STICK and nt:
             ev.append(mu_eff[i] * ln - ca.norm_2(lt))
@@ -1213,6 +1216,8 @@ class EventEngine:
         if "gap" in kinds:
             trig = [i for i, kd in which if kd == "gap"]
             self.mode, self.x = self.do_impact(self.x, self.t, self.mode, trig)
+        elif self._renew_directions(which):
+            pass
         else:
             nq, nu = self.nq_nu()
             tm = self.terms(self.x, self.t)
@@ -1241,6 +1246,22 @@ class EventEngine:
                 return
         self.zero_steps = 0
         del contacts
+
+    def _renew_directions(self, which):
+        """Spatial sliding whose direction turned by 60 degrees (``vt`` events of ``s``
+        contacts still sliding): renew the reference directions, no mode change."""
+        if not which or any(kd != "vt" or i < 0 or self.mode[i] != SLIDE_2D
+                            for i, kd in which):
+            return False
+        nq, nu = self.nq_nu()
+        tm = self.terms(self.x, self.t)
+        u = self.x[nq:nq + nu]
+        for i, _ in which:
+            o = self.offs[i]
+            if not np.hypot(*(tm["W"][o + 1:o + 3] @ u + tm["Wt"][o + 1:o + 3])) > 10 * self.vel_tol:
+                return False
+        self._update_dref()
+        return True
 
     # ---------------------------------------------------------------- output
     def contact_force_arrays(self):
