@@ -19,6 +19,7 @@ import time as _time
 import numpy as np
 
 from . import register_method
+from ..contact.kernels import ENUM_MAX
 from .event import (DEFAULTS, EVENT_ATOL, EVENT_RTOL, EventEngine, _initial_state, _output_grid,
                     build_result)
 from .inputs import resolve_inputs
@@ -121,6 +122,12 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     window = aopts["chatter_window"] or span / 100.0
     n_chat = int(aopts["chatter_events"])
     stretch = aopts["stretch"] or max(200 * dt, span / 50.0)
+    if len(system.contact_names) > ENUM_MAX and ts_driver is not None:
+        # beyond the contact-force enumeration of the event-driven method: time stepping
+        res = ts_driver(system, t_final, q0=q0, v0=v0, params=params, inputs=inputs, dt=dt,
+                        output_times=output_times, initialize=initialize)
+        res.stats["auto"] = f"{len(system.contact_names)} contacts > {ENUM_MAX}: timestepping"
+        return res
     x0, init_report = _initial_state(system, q0, v0, t0, pv, initialize)
     eng = EventEngine(system, specs, pv, H, K, rtol, atol, eopts)
     nq, nu = system.nq, system.nu
