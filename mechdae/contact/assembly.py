@@ -154,14 +154,11 @@ class _Assembler:
         s = system
         self.system = s
         F = s.functions
-        nq, nu, nv, nz = s.nq, s.nu, s.nv, s.nz
+        nq, nu, nv = s.nq, s.nu, s.nv
         np_, nw = len(s.p_names), len(s.w_names)
         q, u, v = ca.MX.sym("q", nq), ca.MX.sym("u", nu), ca.MX.sym("v", nv)
         t, p, w = ca.MX.sym("t"), ca.MX.sym("p", np_), ca.MX.sym("w", nw)
-        z = ca.MX(0, 1)
-        if nv + nz:
-            J, F0 = F["extras"](q, u, v, t, p, w)
-            z = ca.solve(J, -F0, "qr")[nv:]
+        _, z = s.extras_mx(q, u, v, t, p, w)
         M = F["M"](q, p)
         h = F["h"](q, u, v, z, t, p, w)
         W = F["W"](q, t, p)

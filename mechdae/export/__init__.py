@@ -59,16 +59,11 @@ def to_casadi(system, form="ode", inputs=None):
         out["ode"] = xdot
     elif form == "dae":
         F = system.functions
-        nq, nu, nv = system.nq, system.nu, system.nv
+        nq, nu = system.nq, system.nu
         q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
         za = ca.MX.sym("z", nu + r)
         ud, Lam = za[:nu], za[nu:]
-        vd = ca.MX(0, 1)
-        zx = ca.MX(0, 1)
-        if nv + system.nz:
-            J, F0 = F["extras"](q, u, v, t, p, w)
-            sol = ca.solve(J, -F0, "qr")
-            vd, zx = sol[:nv], sol[nv:]
+        vd, zx = system.extras_mx(q, u, v, t, p, w)
         M = F["M"](q, p)
         h = F["h"](q, u, v, zx, t, p, w)
         y, zc, C, c = F["constraints"](q, u, t, p)

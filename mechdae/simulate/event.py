@@ -103,14 +103,6 @@ def _slide_direction(vt, d):
     return s * w / nw, w
 
 
-def _extras_mx(system, q, u, v, t, p, w):
-    if system.nv + system.nz:
-        J, F0 = system.functions["extras"](q, u, v, t, p, w)
-        sol = ca.solve(J, -F0, "qr")
-        return sol[:system.nv], sol[system.nv:]
-    return ca.MX(0, 1), ca.MX(0, 1)
-
-
 def _offsets(system):
     offs, o = [], 0
     for c in system.contacts:
@@ -176,7 +168,7 @@ def _mode_core(system, specs, mode, gains):
     p, H, K, wc, dref = _split_P(system, P)
     w = input_mx(system, specs, t, wc)
     q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
-    vd, z = _extras_mx(system, q, u, v, t, p, w)
+    vd, z = system.extras_mx(q, u, v, t, p, w)
     M = F["M"](q, p)
     h = F["h"](q, u, v, z, t, p, w)
     A_rows, F_rows, rhs = [], [], []
@@ -382,7 +374,7 @@ def _terms_function(system, specs):
     p, H, K, wc, _ = _split_P(system, P)
     w = input_mx(system, specs, t, wc)
     q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
-    _, z = _extras_mx(system, q, u, v, t, p, w)
+    _, z = system.extras_mx(q, u, v, t, p, w)
     M = F["M"](q, p)
     h = F["h"](q, u, v, z, t, p, w)
     if system.m + system.k:

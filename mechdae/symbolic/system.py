@@ -119,20 +119,27 @@ class System:
         raise AttributeError(item)
 
     # ------------------------------------------------------------------ stabilized rhs
+    def extras_mx(self, q, u, v, t, p, w):
+        """Rates of the extra differential variables and the algebraic variables (MX).
+
+        The model's extra equations are linear in ``(v', z)``: ``J (v', z) + F0 = 0``.
+        Returns ``(vd, z)`` (empty when the model has none).
+        """
+        if not self.nv + self.nz:
+            return ca.MX(0, 1), ca.MX(0, 1)
+        J, F0 = self.functions["extras"](q, u, v, t, p, w)
+        sol = ca.solve(J, -F0, "qr")
+        return sol[:self.nv], sol[self.nv:]
+
     def rhs_mx(self, x, t, p, w, H, K):
         """Stabilized index-1 right-hand side ``x' = f(x, t, p, w; H, K)`` as an MX graph.
 
         ``x = (q, u, v)``; returns ``(xdot, Lambda, z)``.
         """
         F = self.functions
-        nq, nu, nv = self.nq, self.nu, self.nv
+        nq, nu = self.nq, self.nu
         q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
-        vd = ca.MX(0, 1)
-        z = ca.MX(0, 1)
-        if nv + self.nz:
-            J, F0 = F["extras"](q, u, v, t, p, w)
-            sol = ca.solve(J, -F0, "qr")
-            vd, z = sol[:nv], sol[nv:]
+        vd, z = self.extras_mx(q, u, v, t, p, w)
         M = F["M"](q, p)
         h = F["h"](q, u, v, z, t, p, w)
         r = self.m + self.k
