@@ -410,6 +410,11 @@ cdef class BoundImpact:
     cdef int n, nc, nu, dim
     cdef double *work
     cdef int *iwork
+    cdef object _keep2
+    cdef double *T
+    cdef double *piv
+    cdef double *q
+    cdef int nq
 
     def __cinit__(self, cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n,
                   cnp.ndarray e_t, cnp.ndarray mu, cnp.ndarray Bt, cnp.ndarray M,
@@ -417,6 +422,10 @@ cdef class BoundImpact:
         cdef cnp.ndarray a
         self.work = NULL
         self.iwork = NULL
+        self.T = NULL
+        self.piv = NULL
+        self.q = NULL
+        self.nq = 0
         for a in (D, v_minus, e_n, e_t, mu, Bt, M, u):
             if a.descr.type_num != cnp.NPY_DOUBLE or not cnp.PyArray_IS_C_CONTIGUOUS(a):
                 raise ValueError("BoundImpact: arrays must be float64 and C-contiguous")
@@ -456,6 +465,95 @@ cdef class BoundImpact:
         r = self.solve(tol, False)
         if (r[0] != 0 and r[0] != 7) or r[8] - T0 > 1e-9 * (T0 if T0 > 1e-300 else 1e-300) + 1e-14:
             return None
+        return r
+
+    def bind(self, cnp.ndarray T, cnp.ndarray piv, cnp.ndarray q):
+        """Bind the kinetic energy ``T`` (1,), the LDL pivot ratio ``piv`` (1,) and the
+        coordinates ``q`` (nq,) (float64, C-contiguous) read by :meth:`solve_result`."""
+        cdef cnp.ndarray a
+        for a in (T, piv, q):
+            if a.descr.type_num != cnp.NPY_DOUBLE or not cnp.PyArray_IS_C_CONTIGUOUS(a):
+                raise ValueError("BoundImpact.bind: arrays must be float64 and C-contiguous")
+        if T.size < 1 or piv.size < 1:
+            raise ValueError("BoundImpact.bind: sizes do not match")
+        self._keep2 = (T, piv, q)
+        self.T = <double *>cnp.PyArray_DATA(T)
+        self.piv = <double *>cnp.PyArray_DATA(piv)
+        self.q = <double *>cnp.PyArray_DATA(q)
+        self.nq = <int>q.size
+
+    def solve_result(self, cls, double tol, bint rheonomic, double piv_tol, lazy_head,
+                     lazy_tail):
+        """The whole fast path after the CasADi evaluation, in one call: ``None`` unless
+        the problem has a usable first solution (as :meth:`solve_checked` with the bound
+        ``T`` and ``piv``; no energy check when ``rheonomic``), otherwise a ``cls``
+        (:class:`mechdae.contact.assembly.ImpactResult`) with ``v_plus_array``,
+        ``energy_before``, ``energy_after``, ``status`` and ``active`` set, and
+        ``_lazy = lazy_head + (raw, mode_key) + lazy_tail``: ``raw`` one fresh array
+        ``[P (n), v_plus (n), delta_u (nu), q (nq), u- (nu)]``, ``mode_key`` the modes in
+        base 3 (see :func:`mode_names`)."""
+        cdef mdae_impact_problem p
+        cdef mdae_impact_options o
+        cdef mdae_impact_info info
+        cdef cnp.npy_intp dims[1]
+        cdef int modes[16]
+        cdef double dT = 0.0, s, T = 0.0, T0
+        cdef int i, j, n = self.n, nu = self.nu, nq = self.nq
+        cdef long key = 0
+        if self.T == NULL:
+            raise RuntimeError("BoundImpact.solve_result: call bind() first")
+        if not self.piv[0] > piv_tol:
+            return None
+        T0 = self.T[0]
+        dims[0] = 2 * n + 2 * nu + nq
+        raw = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+        dims[0] = nu
+        up = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+        cdef double *Pp = <double *>cnp.PyArray_DATA(raw)
+        cdef double *vpp = Pp + n
+        cdef double *dup = vpp + n
+        cdef double *qp = dup + nu
+        cdef double *ump = qp + nq
+        cdef double *upp = <double *>cnp.PyArray_DATA(up)
+        p.nc = self.nc; p.dim = self.dim; p.D = self.D; p.v_minus = self.vm
+        p.e_n = self.en; p.e_t = self.et; p.mu = self.mu
+        mdae_impact_options_default(&o)
+        o.max_solutions = 1; o.tol = tol; o.energy_tol = tol
+        o.allow_energy_gain = False
+        with nogil:
+            mdae_impact_solve(&p, &o, Pp, vpp, modes, &dT, self.work, self.iwork, &info)
+            for i in range(nu):
+                s = 0.0
+                for j in range(n):
+                    s = s + self.Bt[j * nu + i] * Pp[j]
+                dup[i] = s
+                upp[i] = self.u[i] + s
+            for i in range(nu):
+                s = 0.0
+                for j in range(nu):
+                    s = s + self.M[i * nu + j] * upp[j]
+                T = T + upp[i] * s
+        T = 0.5 * T
+        if info.status != 0 and info.status != 7:
+            return None
+        if not rheonomic and T - T0 > 1e-9 * (T0 if T0 > 1e-300 else 1e-300) + 1e-14:
+            return None
+        memcpy(qp, self.q, nq * sizeof(double))
+        memcpy(ump, self.u, nu * sizeof(double))
+        if info.nsol > 0:
+            for i in range(self.nc - 1, -1, -1):
+                key = key * 3 + modes[i]
+        else:
+            key = -1
+        r = _object_new(cls)
+        r.v_plus_array = up
+        r.energy_before = T0
+        r.energy_after = T
+        r.status = "unique" if info.nsol == 1 else "ambiguous"
+        r.active = list(lazy_head[1])
+        r._v_plus = r._impulses = r._modes = r._cv = r._solutions = r._problem = None
+        r._delta_u = None
+        r._lazy = lazy_head + (raw, key) + lazy_tail
         return r
 
     def solve(self, double tol, bint allow_energy_gain):
@@ -522,3 +620,38 @@ def load_state(cnp.ndarray q_buf, q, cnp.ndarray u_buf, u):
     memcpy(cnp.PyArray_DATA(q_buf), cnp.PyArray_DATA(qa), qa.shape[0] * sizeof(double))
     memcpy(cnp.PyArray_DATA(u_buf), cnp.PyArray_DATA(ua), ua.shape[0] * sizeof(double))
     return True
+
+
+_object_new = object.__new__
+
+
+def mode_names(long key, int nc):
+    """Mode names of the contacts from :meth:`BoundImpact.solve_result`'s ``mode_key``."""
+    cdef int i
+    if key < 0:
+        return ("",) * nc
+    out = []
+    for i in range(nc):
+        out.append(_MODE_NAMES[key % 3])
+        key //= 3
+    return tuple(out)
+
+
+def active_set(cnp.ndarray gap, cnp.ndarray chk, double gap_tol):
+    """Indices ``i`` with ``gap[i] <= gap_tol`` as a tuple, or None when ``chk[0]`` is not
+    finite (float64 C-contiguous arrays)."""
+    cdef double *g
+    cdef double c
+    cdef Py_ssize_t i, m = gap.size
+    if gap.descr.type_num != cnp.NPY_DOUBLE or chk.descr.type_num != cnp.NPY_DOUBLE \
+            or not cnp.PyArray_IS_C_CONTIGUOUS(gap) or chk.size < 1:
+        raise ValueError("active_set: float64 C-contiguous arrays expected")
+    g = <double *>cnp.PyArray_DATA(gap)
+    c = (<double *>cnp.PyArray_DATA(chk))[0]
+    if not (c - c == 0.0):
+        return None
+    out = []
+    for i in range(m):
+        if g[i] <= gap_tol:
+            out.append(i)
+    return tuple(out)

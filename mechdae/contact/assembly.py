@@ -409,10 +409,13 @@ class _FastImpact:
             self._buf.set_res(i, memoryview(a))
         self.kernel = _contact.BoundImpact(self.D, self.vm, self.e_n, self.e_t, self.mu,
                                            self.Bt, self.M, asm._in[1], dim)
+        self.kernel.bind(self.T, self.piv, asm._in[0])
+        self.n, self.nu, self.nq = n, nu, asm.nq
         self.names = [asm.names[i] for i in idx]
         self.rows = [[int(j) for j in r] for r in rows]
         self.u_names = list(asm.system.u_names)
         self.dim = dim
+        self.lazy_head = (self, tuple(self.names))
 
 
 def _assembler(system):
@@ -751,24 +754,19 @@ class ImpactResult:
         self._problem = problem
         self._lazy = None
 
-    @classmethod
-    def _fast(cls, fs, sol, T0, ctx):
-        # sol = BoundImpact.solve(): (status, nsol, P, v_plus, modes, dT, u+, du, T+)
-        r = cls.__new__(cls)
-        r.v_plus_array = sol[6]
-        r.energy_before = T0
-        r.energy_after = sol[8]
-        r.status = "unique" if sol[1] == 1 else "ambiguous"
-        r.active = list(fs.names)
-        r._v_plus = r._impulses = r._modes = r._cv = r._solutions = r._problem = None
-        r._delta_u = sol[7]
-        r._lazy = (fs, sol[2], sol[3], sol[4], ctx)
-        return r
+    # fast-path results (BoundImpact.solve_result): _lazy = (fs, names, raw, mode_key,
+    # system, t, params, inputs) with raw = [P (n), v_plus (n), delta_u (nu), q (nq), u (nu)]
 
     def _per_contact(self, x):
         fs = self._lazy[0]
         xl = x.tolist()
         return {n: tuple([xl[j] for j in r]) for n, r in zip(fs.names, fs.rows)}
+
+    def _raw(self, k):
+        fs, raw = self._lazy[0], self._lazy[2]
+        n, nu = fs.n, fs.nu
+        a = (0, n, 2 * n, 2 * n + nu, 2 * n + nu + fs.nq, 2 * n + 2 * nu + fs.nq)
+        return raw[a[k]:a[k + 1]]
 
     @property
     def v_plus(self):
@@ -779,19 +777,21 @@ class ImpactResult:
     @property
     def impulses(self):
         if self._impulses is None:
-            self._impulses = self._per_contact(self._lazy[1])
+            self._impulses = self._per_contact(self._raw(0))
         return self._impulses
 
     @property
     def modes(self):
         if self._modes is None:
-            self._modes = dict(zip(self._lazy[0].names, self._lazy[3]))
+            fs = self._lazy[0]
+            self._modes = dict(zip(fs.names, _contact.mode_names(self._lazy[3],
+                                                                 len(fs.names))))
         return self._modes
 
     @property
     def contact_velocities(self):
         if self._cv is None:
-            self._cv = self._per_contact(self._lazy[2])
+            self._cv = self._per_contact(self._raw(1))
         return self._cv
 
     @property
@@ -804,14 +804,17 @@ class ImpactResult:
 
     @property
     def delta_u(self):
+        if self._delta_u is None and self._lazy is not None:
+            self._delta_u = self._raw(2)
         return self._delta_u
 
     @property
     def problem(self):
         if self._problem is None and self._lazy is not None:
-            system, qa, ua, t, params, inputs = self._lazy[4]
-            self._problem = contact_problem(system, qa, ua, active=self.active, t=t,
-                                            params=params, inputs=inputs)
+            system, t, params, inputs = self._lazy[4:]
+            self._problem = contact_problem(system, self._raw(3).copy(), self._raw(4).copy(),
+                                            active=self.active, t=t, params=params,
+                                            inputs=inputs)
         return self._problem
 
     @property
@@ -965,11 +968,13 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
         ins[4][:] = asm.p_default
         asm.p_is_default = True
     asm.gap_eval()
-    if not math.isfinite(asm.chk_out[0]):
-        return None
     if active is None:
-        idx = tuple([i for i, g in enumerate(asm.gap_out.tolist()) if g <= gap_tol])
+        idx = _contact.active_set(asm.gap_out, asm.chk_out, gap_tol)
+        if idx is None:
+            return None
     else:
+        if not math.isfinite(asm.chk_out[0]):
+            return None
         idx = tuple(_active_indices(asm, active, None))
     fs = asm._fast.get(idx, False)
     if fs is False:
@@ -977,17 +982,16 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
     if fs is None:
         return None
     fs.eval()
-    T0 = float(fs.T[0])
-    piv = float(fs.piv[0])
     # moving surfaces (rheonomic contacts) may raise the kinetic energy: only the kernel's
     # contact-space check (work of P on the relative velocities) applies there
-    r = fs.kernel.solve_checked(tol, math.inf if system.rheonomic else T0, piv, PIVOT_TOL)
+    r = fs.kernel.solve_result(ImpactResult, tol, system.rheonomic, PIVOT_TOL, fs.lazy_head,
+                               (system, t, params, inputs))
     if r is None:
+        piv = float(fs.piv[0])
         if not piv > PIVOT_TOL:
             asm.check_pivot(piv, ins[0], ins[4])
         return None                     # inconsistent, energy gain, bad input, ...
-    return ImpactResult._fast(fs, r, T0, (system, ins[0].copy(), ins[1].copy(), t, params,
-                                          inputs))
+    return r
 
 
 def _impact_prob(system, prob, all_solutions, method, tol):

@@ -221,10 +221,10 @@ def solve(M, q, method="lemke", tol=1e-10, max_iter=None, z0=None, omega=1.0):
             raise ValueError(f"z0 must have shape {q.shape} like q, got {z0.shape}")
         if code != 1:
             z0 = None            # pivoting methods start from their own basis
-    z, w, st, it, res = _solve_one(M, q, code, tol, max_iter, omega, z0)
-    if st == _BAD_INPUT:
+    r = _solve_one(M, q, code, tol, max_iter, omega, z0, LCPResult, method)
+    if r is None:
         raise ValueError(_bad_input_message(M, q, z0, ""))
-    return LCPResult(z, w, STATUS_NAMES[st], it, res, st == _OK, method)
+    return r
 
 
 def _bad_input_message(M, q, z0, where):

@@ -1,7 +1,8 @@
 # cython: language_level=3
-"""Thin wrapper over csrc/mdae_lcp.c: typed contiguous memoryviews in, numpy arrays out,
-the C call without the GIL. Validation of shapes and dtypes is done by the caller
-(mechdae.lcp); finiteness and sizes are checked again in C (MDAE_BAD_INPUT)."""
+"""Thin wrapper over csrc/mdae_lcp.c: typed contiguous memoryviews (ndarrays and data
+pointers in solve_one, the per-call path) in, numpy arrays out, the C call without the
+GIL. Validation of shapes and dtypes is done by the caller (mechdae.lcp); finiteness and
+sizes are checked again in C (MDAE_BAD_INPUT)."""
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport malloc, free
@@ -41,6 +42,7 @@ cdef extern from "mdae_lcp.h":
 MDAE_OK = 0
 MDAE_BAD_INPUT = 4
 STATUS_NAMES = tuple(mdae_status_str(i).decode("ascii") for i in range(11))
+cdef tuple _STATUS_NAMES = STATUS_NAMES
 
 DEF STACK_WORK = 1200      # doubles on the stack: enough for n <= 32
 DEF STACK_IWORK = 160
@@ -68,14 +70,17 @@ def residual(const double[:, ::1] M, const double[::1] q, const double[::1] z):
     return r, w
 
 
-def solve_one(const double[:, ::1] M, const double[::1] q, int method, double tol,
-              int max_iter, double omega, z0):
-    """Solve one LCP; returns ``(z, w, status_code, iterations, residual)``.
+def solve_one(cnp.ndarray M, cnp.ndarray q, int method, double tol, int max_iter,
+              double omega, z0, result_cls, method_name):
+    """Solve one LCP; returns ``result_cls(z, w, status, iterations, residual, success,
+    method_name)`` (:class:`mechdae.lcp.LCPResult`), or None for MDAE_BAD_INPUT (the caller
+    words the error).
 
-    ``M`` (n, n) and ``q`` (n,) float64 C-contiguous with matching sizes (not checked
-    here); ``z0`` None or a float64 (n,) starting point (copied).
+    ``M`` (n, n) and ``q`` (n,) float64 C-contiguous with matching sizes (checked by the
+    caller; dtype, layout and sizes are checked again here, cheaply); ``z0`` None or a
+    float64 (n,) starting point (copied).
     """
-    cdef int n = q.shape[0]
+    cdef cnp.npy_intp n
     cdef mdae_lcp_problem p
     cdef mdae_lcp_options opt
     cdef mdae_lcp_info info
@@ -83,23 +88,33 @@ def solve_one(const double[:, ::1] M, const double[::1] q, int method, double to
     cdef int stack_iwork[STACK_IWORK]
     cdef double *work = stack_work
     cdef int *iwork = stack_iwork
-    cdef size_t nw = mdae_lcp_work_size(n), niw = mdae_lcp_iwork_size(n)
-    cdef cnp.ndarray z
-    cdef cnp.ndarray w = cnp.PyArray_EMPTY(1, [n], cnp.NPY_DOUBLE, 0)
-    cdef const double[::1] z0v
-    cdef int i
+    cdef size_t nw, niw
+    cdef cnp.ndarray z, w
+    cdef cnp.npy_intp dims[1]
+    if (cnp.PyArray_TYPE(M) != cnp.NPY_DOUBLE or cnp.PyArray_TYPE(q) != cnp.NPY_DOUBLE
+            or not cnp.PyArray_IS_C_CONTIGUOUS(M) or not cnp.PyArray_IS_C_CONTIGUOUS(q)
+            or cnp.PyArray_NDIM(M) != 2 or cnp.PyArray_NDIM(q) != 1
+            or M.shape[0] != q.shape[0] or M.shape[1] != q.shape[0]):
+        raise ValueError("solve_one: M (n, n) and q (n,) must be float64 C-contiguous")
+    n = q.shape[0]
+    dims[0] = n
+    nw = mdae_lcp_work_size(<int>n)
+    niw = mdae_lcp_iwork_size(<int>n)
+    w = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
     mdae_lcp_options_default(&opt)
     opt.tol = tol
     opt.max_iter = max_iter
     opt.omega = omega
     if z0 is None:
-        z = cnp.PyArray_EMPTY(1, [n], cnp.NPY_DOUBLE, 0)
+        z = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
     else:
         z = np.array(z0, dtype=np.float64, copy=True, order="C")
+        if z.ndim != 1 or z.shape[0] != n:
+            raise ValueError("solve_one: z0 must have shape (n,)")
         opt.warm_start = 1
-    p.n = n
-    p.M = &M[0, 0] if n > 0 else NULL
-    p.q = &q[0] if n > 0 else NULL
+    p.n = <int>n
+    p.M = <const double *>cnp.PyArray_DATA(M) if n > 0 else NULL
+    p.q = <const double *>cnp.PyArray_DATA(q) if n > 0 else NULL
     if nw > STACK_WORK:
         work = <double *>malloc(nw * sizeof(double))
     if niw > STACK_IWORK:
@@ -115,7 +130,10 @@ def solve_one(const double[:, ::1] M, const double[::1] q, int method, double to
         free(work)
     if iwork != stack_iwork:
         free(iwork)
-    return z, w, info.status, info.iterations, info.residual
+    if info.status == 4:            # MDAE_BAD_INPUT
+        return None
+    return result_cls(z, w, _STATUS_NAMES[info.status], info.iterations, info.residual,
+                      info.status == 0, method_name)
 
 
 def solve_many(const double[:, :, ::1] Ms, const double[:, ::1] qs, int method, double tol,
