@@ -387,7 +387,7 @@ _MODE_NAMES = ("separate", "stick", "slide")
 cdef class BoundImpact:
     """Enumeration solver bound to caller-owned arrays (the System fast path).
 
-    The arrays are given once; each :meth:`solve` reads their current contents (filled by
+    The arrays are given once; each :meth:`solve_result` reads their current contents (filled by
     a CasADi buffer evaluation), solves the impact problem (first solution, enumeration)
     with a workspace allocated once, and applies ``u+ = u + B P``,
     ``T+ = u+^T M u+ / 2``. Not reentrant: one object per thread.
@@ -456,17 +456,6 @@ cdef class BoundImpact:
         free(self.work)
         free(self.iwork)
 
-    def solve_checked(self, double tol, double T0, double piv, double piv_tol):
-        """:meth:`solve` for the System fast path: ``None`` unless the problem has a
-        usable first solution (pivot ratio ``piv > piv_tol``, status OK or AMBIGUOUS, no
-        kinetic energy gain over ``T0`` beyond ``1e-9 T0 + 1e-14``)."""
-        if not piv > piv_tol:
-            return None
-        r = self.solve(tol, False)
-        if (r[0] != 0 and r[0] != 7) or r[8] - T0 > 1e-9 * (T0 if T0 > 1e-300 else 1e-300) + 1e-14:
-            return None
-        return r
-
     def bind(self, cnp.ndarray T, cnp.ndarray piv, cnp.ndarray q):
         """Bind the kinetic energy ``T`` (1,), the LDL pivot ratio ``piv`` (1,) and the
         coordinates ``q`` (nq,) (float64, C-contiguous) read by :meth:`solve_result`."""
@@ -485,8 +474,9 @@ cdef class BoundImpact:
     def solve_result(self, cls, double tol, bint rheonomic, double piv_tol, lazy_head,
                      lazy_tail):
         """The whole fast path after the CasADi evaluation, in one call: ``None`` unless
-        the problem has a usable first solution (as :meth:`solve_checked` with the bound
-        ``T`` and ``piv``; no energy check when ``rheonomic``), otherwise a ``cls``
+        the problem has a usable first solution (pivot ratio of M above ``piv_tol``, status
+        unique or ambiguous, no kinetic energy gain over the bound ``T`` beyond
+        ``1e-9 T + 1e-14``; no energy check when ``rheonomic``), otherwise a ``cls``
         (:class:`mechdae.contact.assembly.ImpactResult`) with ``v_plus_array``,
         ``energy_before``, ``energy_after``, ``status`` and ``active`` set, and
         ``_lazy = lazy_head + (raw, mode_key) + lazy_tail``: ``raw`` one fresh array
@@ -555,51 +545,6 @@ cdef class BoundImpact:
         r._delta_u = None
         r._lazy = lazy_head + (raw, key) + lazy_tail
         return r
-
-    def solve(self, double tol, bint allow_energy_gain):
-        """Returns ``(status, nsol, P, v_plus, modes, dT, u_plus, delta_u, T_plus)``: fresh
-        arrays ``P``, ``v_plus`` (n,), ``u_plus``, ``delta_u`` (nu,); ``modes`` a tuple of
-        mode names (empty strings without a solution)."""
-        cdef mdae_impact_problem p
-        cdef mdae_impact_options o
-        cdef mdae_impact_info info
-        cdef cnp.npy_intp dims[1]
-        cdef int modes[16]          # >= MDAE_CONTACT_ENUM_MAX (checked in __cinit__)
-        cdef double dT = 0.0, s, T = 0.0
-        cdef int i, j, n = self.n, nu = self.nu
-        dims[0] = n
-        P = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
-        vp = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
-        dims[0] = nu
-        up = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
-        du = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
-        cdef double *dup = <double *>cnp.PyArray_DATA(du)
-        cdef double *Pp = <double *>cnp.PyArray_DATA(P)
-        cdef double *vpp = <double *>cnp.PyArray_DATA(vp)
-        cdef double *upp = <double *>cnp.PyArray_DATA(up)
-        p.nc = self.nc; p.dim = self.dim; p.D = self.D; p.v_minus = self.vm
-        p.e_n = self.en; p.e_t = self.et; p.mu = self.mu
-        mdae_impact_options_default(&o)
-        o.max_solutions = 1; o.tol = tol; o.energy_tol = tol
-        o.allow_energy_gain = allow_energy_gain
-        with nogil:
-            mdae_impact_solve(&p, &o, Pp, vpp, modes, &dT, self.work, self.iwork, &info)
-            for i in range(nu):
-                s = 0.0
-                for j in range(n):
-                    s = s + self.Bt[j * nu + i] * Pp[j]
-                dup[i] = s
-                upp[i] = self.u[i] + s
-            for i in range(nu):
-                s = 0.0
-                for j in range(nu):
-                    s = s + self.M[i * nu + j] * upp[j]
-                T = T + upp[i] * s
-        if info.nsol > 0 and info.status != 4:
-            mt = tuple([_MODE_NAMES[modes[i]] for i in range(self.nc)])
-        else:
-            mt = ("",) * self.nc
-        return info.status, info.nsol, P, vp, mt, dT, up, du, 0.5 * T
 
 
 def load_state(cnp.ndarray q_buf, q, cnp.ndarray u_buf, u):
