@@ -104,6 +104,11 @@ def _rate_of(s):
     if info.kind == "variable":
         model = _MODELS.get(info.model_id)
         return model._variable_rate(info.name)
+    if info.kind == "vrate":
+        # der(der(v)), ...: variables may appear differentiated to any order; compile()
+        # makes v, der(v), ..., der^(k-1)(v) states and finds the hidden constraints
+        model = _MODELS.get(info.model_id)
+        return model._variable_rate(info.owner, model._rate_level(info.owner, s) + 1)
     if info.deriv is None:
         kind = "a speed" if info.kind in ("speed", "rate") else f"a {info.kind}"
         raise ValueError(f"der(): '{info.name}' is {kind}; accelerations are derived by "
@@ -346,15 +351,33 @@ class Model:
         """
         s = self._new(name, "variable")
         self.variables.append(dict(name=name, sym=s, default=self._check_default("variable", name, default),
-                                   rate=None))
+                                   rate=None, rates=[]))
         return s
 
-    def _variable_rate(self, name):
+    def _variable_rate(self, name, level=1):
+        """Symbol of the ``level``-th derivative of variable ``name`` (created on first use;
+        named ``der(x)``, ``der(der(x))``, ...)."""
         for v in self.variables:
             if v["name"] == name:
-                if v["rate"] is None:
-                    v["rate"] = self._new(f"der({name})", "vrate", owner=name, register_name=False)
-                return v["rate"]
+                rates = v.setdefault("rates", [])
+                if not rates and v.get("rate") is not None:
+                    rates.append(v["rate"])
+                while len(rates) < level:
+                    k = len(rates) + 1
+                    rates.append(self._new("der(" * k + name + ")" * k, "vrate", owner=name,
+                                           register_name=False))
+                v["rate"] = rates[0]
+                return rates[level - 1]
+        raise KeyError(name)
+
+    def _rate_level(self, name, sym):
+        """Derivative order of the rate symbol ``sym`` of variable ``name`` (1, 2, ...)."""
+        h = sym.element_hash()
+        for v in self.variables:
+            if v["name"] == name:
+                for k, r in enumerate(v.get("rates") or [v["rate"]]):
+                    if r is not None and r.element_hash() == h:
+                        return k + 1
         raise KeyError(name)
 
     # ------------------------------------------------------------------ physics

@@ -6,13 +6,15 @@ Coordinates: weighted Gauss-Newton on ``phi(q, t) = 0``,
 
 with large weights on the coordinates the user gave (they move as little as possible).
 Speeds: the minimum weighted-norm correction onto ``C u + (phi_t, b) = 0``.
+States of the general equations: weighted Gauss-Newton on their hidden constraints
+``e_i^(k) = 0``, ``k < c_i`` (coordinates and speeds fixed).
 Pseudo-inverses (SVD) keep redundant constraints harmless.
 """
 import warnings
 
 import numpy as np
 
-__all__ = ["initial_state", "project_state", "normalize_quaternions"]
+__all__ = ["initial_state", "project_state", "project_general", "normalize_quaternions"]
 
 
 def normalize_quaternions(system, q):
@@ -107,7 +109,7 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
     init_report : dict
         ``{name: (given, used)}`` for every coordinate or speed that changed.
     """
-    qa, ua, va, gq, gu = system.state_arrays(q0, v0)
+    qa, ua, va, gq, gu, gv = system.state_arrays(q0, v0, given_v=True)
     init_report = {}
     if initialize and (system.m + system.k or system.quaternions):
         q1, u1, _ = project_state(system, qa, ua, t0, pv, np.where(gq, 1e8, 1.0),
@@ -125,4 +127,77 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
                           + ", ".join(f"{n}: {init_report[n][0]:.6g} -> {init_report[n][1]:.6g}"
                                       for n in moved), stacklevel=4)
         qa, ua = q1, u1
+    if initialize and system.general_hidden and system.nv:
+        v1 = project_general(system, qa, ua, va, t0, pv, np.where(gv, 1e8, 1.0))
+        moved = []
+        for name, a, b, g in zip(system.v_names, va, v1, gv):
+            if abs(a - b) > 1e-10 * (1 + abs(a)):
+                init_report[name] = (float(a), float(b))
+                if g and abs(a - b) > 1e-6 * (1 + abs(a)):
+                    moved.append(name)
+        if moved:
+            warnings.warn(f"{system.name}: consistent initialization changed given values "
+                          + ", ".join(f"{n}: {init_report[n][0]:.6g} -> {init_report[n][1]:.6g}"
+                                      for n in moved), stacklevel=4)
+        va = v1
     return qa, ua, va, init_report
+
+
+def project_general(system, q, u, v, t, pv, wv=None, tol=1e-13, max_iter=50):
+    """States ``v`` of the general equations moved onto their hidden constraints.
+
+    Weighted Gauss-Newton (minimum weighted-norm steps, SVD pseudo-inverse) on
+    ``e_i^(k)(q, u, v, t) = 0``, ``k < c_i`` (see :mod:`mechdae.symbolic.reduction`),
+    with ``q, u`` fixed.  As for the coordinates, the given states (``wv > 1``) are first
+    kept exactly while the others move; if that fails, all move with weights ``wv``.
+
+    Raises
+    ------
+    ValueError
+        When no consistent state is found.
+    """
+    v = np.array(v, dtype=float)
+    wv = np.ones(system.nv) if wv is None else np.asarray(wv, float)
+    given = wv > 1.0
+    out = None
+    if given.any() and not given.all():
+        # keep the given states exactly: from the start as given, then (a singular start,
+        # e.g. y = 0 on x^2 + y^2 = L^2) from a slightly moved one
+        free = ~given
+        for shift in (0.0, 1e-3):
+            start = v.copy()
+            start[free] -= shift * (1.0 + np.abs(start[free]))
+            out, it, res = _general_gn(system, q, u, start, t, pv, np.where(free, 1.0, 0.0),
+                                       tol, max_iter)
+            if res <= tol * max(1.0, np.max(np.abs(out))):
+                break
+            out = None
+    if out is None:
+        out, it, res = _general_gn(system, q, u, v, t, pv, 1.0 / wv, tol, max_iter)
+    if not res <= 1e-8 * max(1.0, np.max(np.abs(out))):
+        g = np.array(system.functions["general_constraints"](q, u, out, t, pv)[0]).ravel()
+        worst = system.general_hidden[int(np.argmax(np.abs(g)))]
+        raise ValueError(
+            f"{system.name}: consistent initialization failed: hidden constraint '{worst}' of "
+            f"the general equations has residual {res:.3g} after {it} Gauss-Newton iterations "
+            f"from {dict(zip(system.v_names, np.round(v, 6).tolist()))}; give initial values "
+            "nearer a consistent state, or pass initialize=False to keep the state as given")
+    return out
+
+
+def _general_gn(system, q, u, v, t, pv, Wi, tol, max_iter):
+    """Minimum weighted-norm Gauss-Newton on the hidden constraints (Wi: inverse weights)."""
+    F = system.functions["general_constraints"]
+    v = v.copy()
+    res = np.inf
+    for it in range(max_iter):
+        g, Gv = F(q, u, v, t, pv)
+        g = np.array(g).ravel()
+        res = float(np.max(np.abs(g)))
+        if res <= tol * max(1.0, np.max(np.abs(v))):
+            return v, it, res
+        Gv = np.array(Gv)
+        S = (Gv * Wi) @ Gv.T
+        v = v - Wi * (Gv.T @ (np.linalg.pinv(S, rcond=1e-12) @ g))
+    g = np.array(F(q, u, v, t, pv)[0]).ravel()
+    return v, max_iter, float(np.max(np.abs(g)))

@@ -25,7 +25,10 @@ def stabilization_matrices(system, stabilization):
     if isinstance(stabilization, str) and stabilization == "compiled":
         return system.H, system.K, system.projection
     rule, proj = resolve(stabilization)
-    H, K = (rule or _Zero()).matrices(system.m, system.k)
+    # the gains of the general equations' hidden constraints are compiled in (H_g, K_g):
+    # a simulate-time stabilization applies to the mechanical constraints only
+    H, K = (rule if rule is not None and system.m + system.k else _Zero()).matrices(
+        system.m, system.k)
     return H, K, proj
 
 
@@ -139,13 +142,16 @@ def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None)
     F = system.functions
     P = pv.reshape(-1, 1)
     Zalg = np.zeros((N, system.nz))
-    if nv + system.nz:
-        J, F0 = F["extras"].map(N)(Q.T, U.T, V.T, ts[None, :], P, W)
-        n = nv + system.nz
-        J = np.array(J).reshape(n, N, n).transpose(1, 0, 2)
-        sol = np.linalg.solve(J, -np.array(F0).T[:, :, None])[:, :, 0]
-        Zalg = sol[:, nv:]
+    if system.nz:
+        # the compiled solve of the general equations (sparse, no dense n x n per sample)
+        Zalg = np.array(F["extras_solve"].map(N)(Q.T, U.T, V.T, ts[None, :], P, W)[1]).T
     multipliers, residuals = {}, {}
+    if system.general_constraints:
+        # residuals e_i of the general equations that were differentiated (drift)
+        E = np.array(F["general_residuals"].map(N)(Q.T, U.T, V.T, ts[None, :], P)).T
+        for name in dict.fromkeys(system._general_owner):
+            cols = [k for k, o in enumerate(system._general_owner) if o == name]
+            residuals[name] = E[:, cols[0]] if len(cols) == 1 else E[:, cols]
     r = system.m + system.k
     rank_drop_times = []
     if r:

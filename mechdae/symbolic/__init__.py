@@ -48,9 +48,10 @@ def compile_model(model, stabilization="default"):
     if not problems:
         from ..stabilization import _Zero
         try:
-            HK = (rule or _Zero()).matrices(d.m, d.k)
+            HK = (rule if rule is not None and d.m + d.k else _Zero()).matrices(d.m, d.k)
         except ValueError as exc:
             problems.append(str(exc))
+        _general_gains(d, rule, problems)
     if problems:
         seen, uniq = set(), []
         for p in problems:
@@ -62,3 +63,27 @@ def compile_model(model, stabilization="default"):
     sys = System(model, d, rule, proj, HK)
     sys.compile_time = _time.perf_counter() - t0
     return sys
+
+
+def _general_gains(d, rule, problems):
+    """Stabilize the hidden constraints of the general equations with ``rule``."""
+    from ..stabilization import _Zero
+    from .reduction import stabilize_general
+    mg, kg = getattr(d, "m_g", 0), getattr(d, "k_g", 0)
+    if not mg + kg:
+        return
+    try:
+        Hg, Kg = (rule or _Zero()).matrices(mg, kg)
+    except ValueError as exc:
+        problems.append(
+            f"stabilization of the general equations: {exc}. The same stabilization object "
+            f"applies to the mechanical constraints ({d.m} holonomic, {d.k} nonholonomic rows) "
+            f"and to the hidden constraints of the general equations ({mg} holonomic-like rows "
+            f"(differentiated twice: {', '.join(repr(n) for n in d.general_constraints[:mg]) or '-'}) "
+            f"and {kg} nonholonomic-like rows (differentiated once: "
+            f"{', '.join(repr(n) for n in d.general_constraints[mg:]) or '-'})); give "
+            f"Mukharlyamov matrices H ({mg + kg}, {mg}) and K ({mg + kg}, {mg + kg}) for "
+            "these, or use Baumgarte, which fits any number of rows")
+        return
+    stabilize_general(d, Hg, Kg, problems)
+

@@ -20,6 +20,7 @@ symbolic inverse of ``M`` is formed.
 import casadi as ca
 
 from ..dsl.model import _info
+from .reduction import reduce_general, stabilize_general
 
 __all__ = ["derive"]
 
@@ -51,15 +52,18 @@ def derive(model):
     d.t = model.time
     d.p = _vc([p["sym"] for p in model.params])
     d.w = _vc([w["sym"] for w in model.inputs])
-    diffvars = [v for v in model.variables if v["rate"] is not None]
-    algvars = [v for v in model.variables if v["rate"] is None]
-    d.v = _vc([v["sym"] for v in diffvars])
-    d.vd = _vc([v["rate"] for v in diffvars])
-    d.z = _vc([v["sym"] for v in algvars])
+    # every symbol of the general variables (values and rates of any order); which of
+    # them are states, highest derivatives or algebraic is decided by the structural
+    # analysis at the end (mechdae.symbolic.reduction)
+    varsyms = []
+    for v in model.variables:
+        varsyms.append(v["sym"])
+        varsyms.extend(v.get("rates") or ([v["rate"]] if v.get("rate") is not None else []))
+    d.v = _vc(varsyms)      # for the membership checks below; reset by reduce_general
+    d.vd = ca.SX(0, 1)
+    d.z = ca.SX(0, 1)
     d.q_names = [c["name"] for c in coords]
     d.u_names = [s["name"] for s in speeds]
-    d.v_names = [v["name"] for v in diffvars]
-    d.z_names = [v["name"] for v in algvars]
     d.p_names = [p["name"] for p in model.params]
     d.w_names = [w["name"] for w in model.inputs]
     nq, nu = d.q.numel(), d.u.numel()
@@ -260,27 +264,37 @@ def derive(model):
     d.zc = zc
     d.c = (ca.jtimes(zc, d.q, qd_expr) + ca.jacobian(zc, d.t)) if m + k else ca.SX(0, 1)
 
-    # ---------------------------------------------------------------- extra equations
-    F = _vc([e for _, e in model.equations])
+    # ---------------------------------------------------------------- general equations
+    # structural analysis (Pantelides), index reduction, hidden constraints; the
+    # stabilization gains of the hidden constraints are applied by compile_model
+    rows, row_names, row_owner = [], [], []
     for name, e in model.equations:
         check_symbols(f"equation '{name}'", e)
-    F = sub(F)
-    unknowns = ca.vertcat(d.vd, d.z)
-    nvz = unknowns.numel()
-    if F.numel() != nvz:
-        P.append(f"model '{model.name}': {F.numel()} equation rows for {nvz} extra unknowns "
-                 f"(rates of {d.v_names or 'no'} differential and values of {d.z_names or 'no'} "
-                 "algebraic variables); give exactly one equation per variable")
-    d.ext_J = ca.SX(0, 0)
-    d.ext_F0 = ca.SX(0, 1)
-    if nvz and F.numel() == nvz:
-        if not ca.is_linear(F, unknowns):
-            P.append("equations: must be linear in der(v) and the algebraic variables for the "
-                     "ODE form (method='cvodes')")
-        else:
-            d.ext_J = ca.jacobian(F, unknowns)
-            d.ext_F0 = ca.substitute(F, unknowns, ca.DM.zeros(nvz))
+        e = sub(e)
+        n = int(e.numel())
+        for r in range(n):
+            rows.append(e[r])
+            row_names.append(name if n == 1 else f"{name}[{r}]")
+            row_owner.append(name)
+    F = _vc(rows)
     d.F = F
+    allvars = d.v
+    _mech_vars = [(label, e) for label, e in (("mass matrix", d.M), ("generalized forces", d.h))]
+    if reduce_general(model, d, F, row_names, row_owner, P):
+        stabilize_general(d, None, None, P)
+        # the mechanics may use the states and algebraic variables, not the solved rates
+        known = {s.element_hash() for s in ca.symvar(ca.vertcat(d.v, d.z))} if \
+            d.v.numel() + d.z.numel() else set()
+        every = {s.element_hash() for s in ca.symvar(allvars)} if allvars.numel() else set()
+        for label, e in _mech_vars:
+            bad = sorted({str(s) for s in ca.symvar(e) if s.element_hash() in every
+                          and s.element_hash() not in known})
+            if bad:
+                P.append(f"{label}: use(s) {', '.join(repr(b) for b in bad)}, solved at each "
+                         "instant from the general equations (a highest derivative); introduce "
+                         "an algebraic variable equal to it with m.equation()")
+    else:
+        d.ext_J, d.ext_F0 = ca.SX(0, 0), ca.SX(0, 1)
     for e_h in [d.M]:
         if depends(e_h, d.v) or depends(e_h, d.z):
             P.append("mass matrix depends on extra variables")

@@ -76,8 +76,23 @@ class System:
         self.q_defaults = np.array([float(c["default"]) for c in model.coords])
         self.u_defaults = np.array([float(s["default"]) for s in model.speeds_])
         vd = {v["name"]: v["default"] for v in model.variables}
-        self.v_defaults = np.array([float(vd[n]) for n in self.v_names])
+        # states of the general equations: x, der(x), ... (only x has a declared default)
+        self.v_defaults = np.array([float(vd.get(n, 0.0)) for n in self.v_names])
         self.z_defaults = np.array([float(vd[n]) for n in self.z_names])
+        # general equations (structural analysis and index reduction, see
+        # mechdae.symbolic.dae): highest derivatives solved at each instant, the
+        # structure (c_i, d_j, index), hidden constraints and their compiled gains
+        self.hd_names = list(d.hd_names)
+        self.nhd = len(self.hd_names)
+        self.dae = d.dae
+        self.general_equations = list(getattr(d, "general_equations", []))
+        self.general_constraints = list(d.general_constraints)
+        self.general_hidden = list(d.gen_hidden_names)
+        self._general_owner = list(d.gen_residual_owner)
+        self.m_g, self.k_g = d.m_g, d.k_g
+        self.H_g, self.K_g = d.H_g, d.K_g
+        self.v_order = dict(d.v_order)
+        self._vd_index = list(d.vd_index)
         self.p_defaults = np.array([float(p["default"]) for p in model.params])
         self.w_defaults = [w["default"] for w in model.inputs]
         self.quaternions = [[self.q_names.index(f"{b.name}.q{i}") for i in range(4)]
@@ -109,7 +124,17 @@ class System:
         F["Wdot_u"] = _F("Wdot_u", [q, u, t, p], [d.Wdot_u], ["q", "u", "t", "p"], ["Wdot_u"])
         F["extras"] = _F("extras", [q, u, v, t, p, w], [d.ext_J, d.ext_F0],
                          ["q", "u", "v", "t", "p", "w"], ["J", "F0"])
+        F["general_constraints"] = _F("general_constraints", [q, u, v, t, p],
+                                      [d.gen_hidden, d.gen_hidden_J],
+                                      ["q", "u", "v", "t", "p"], ["g", "Gv"])
+        F["general_residuals"] = _F("general_residuals", [q, u, v, t, p], [d.gen_residual],
+                                    ["q", "u", "v", "t", "p"], ["e"])
         self.functions = F
+        qm, um, vm = ca.MX.sym("q", q.numel()), ca.MX.sym("u", u.numel()), ca.MX.sym("v", v.numel())
+        tm, pm, wm = ca.MX.sym("t"), ca.MX.sym("p", p.numel()), ca.MX.sym("w", w.numel())
+        vdm, zm = self.extras_mx(qm, um, vm, tm, pm, wm)
+        F["extras_solve"] = _F("extras_solve", [qm, um, vm, tm, pm, wm], [vdm, zm],
+                               ["q", "u", "v", "t", "p", "w"], ["vd", "z"])
 
     def __getattr__(self, item):
         # functions by name: sys.M(q, p) etc.
@@ -122,14 +147,23 @@ class System:
     def extras_mx(self, q, u, v, t, p, w):
         """Rates of the extra differential variables and the algebraic variables (MX).
 
-        The model's extra equations are linear in ``(v', z)``: ``J (v', z) + F0 = 0``.
+        After index reduction the general equations are linear in the highest derivatives
+        ``hd`` and the algebraic variables ``z``: ``J (hd, z) + F0 = 0`` (the hidden
+        constraints stabilized with the compiled gains ``H_g, K_g``).  The rates of the
+        states ``v = (x, der(x), ...)`` are the next states, and ``hd`` for the top ones.
         Returns ``(vd, z)`` (empty when the model has none).
         """
         if not self.nv + self.nz:
             return ca.MX(0, 1), ca.MX(0, 1)
         J, F0 = self.functions["extras"](q, u, v, t, p, w)
         sol = ca.solve(J, -F0, "qr")
-        return sol[:self.nv], sol[self.nv:]
+        nhd = self.nhd
+        hd = sol[0:nhd, 0] if nhd else ca.MX(0, 1)
+        z = sol[nhd:nhd + self.nz, 0] if self.nz else ca.MX(0, 1)
+        if not self.nv:
+            return ca.MX(0, 1), z
+        vd = ca.vertcat(v, hd)[self._vd_index]
+        return vd, z
 
     def rhs_mx(self, x, t, p, w, H, K):
         """Stabilized index-1 right-hand side ``x' = f(x, t, p, w; H, K)`` as an MX graph.
@@ -174,15 +208,19 @@ class System:
                              f"for model '{self.name}'; give a number")
         return pv
 
-    def state_arrays(self, q=None, v=None):
+    def state_arrays(self, q=None, v=None, given_v=False):
         """``(q, u, v_extra, given_q, given_u)`` arrays from dicts/arrays (defaults filled).
 
-        ``q`` dict keys: coordinate names or extra differential variable names; ``v`` keys:
-        speed names, or coordinate names for coordinates whose speed is ``der(x)``.
+        ``q`` dict keys: coordinate names or names of states of the general equations
+        (``"x"``, ``"der(x)"``, ...); ``v`` keys: speed names, coordinate names for
+        coordinates whose speed is ``der(x)``, or a variable ``x`` of derivative order >= 2
+        (meaning ``der(x)``).  With ``given_v=True`` a sixth array flags the general states
+        that were given.
         """
         qa, ua, va = self.q_defaults.copy(), self.u_defaults.copy(), self.v_defaults.copy()
         gq = np.zeros(self.nq, bool)
         gu = np.zeros(self.nu, bool)
+        gv = np.zeros(self.nv, bool)
         if q is not None:
             if isinstance(q, dict):
                 for k, val in q.items():
@@ -192,9 +230,10 @@ class System:
                         gq[i] = True
                     elif k in self.v_names:
                         va[self.v_names.index(k)] = float(val)
+                        gv[self.v_names.index(k)] = True
                     else:
                         raise ValueError(f"q0: unknown coordinate '{k}' for model '{self.name}'; "
-                                         f"coordinates: {', '.join(self.q_names)}")
+                                         f"coordinates: {', '.join(self.q_names + self.v_names)}")
             else:
                 arr = np.asarray(q, dtype=float).ravel()
                 if arr.size not in (self.nq, self.nq + self.nv):
@@ -203,12 +242,18 @@ class System:
                 qa[:] = arr[:self.nq]
                 if arr.size > self.nq:
                     va[:] = arr[self.nq:]
+                    gv[:] = True
                 gq[:] = True
         if v is not None:
             if isinstance(v, dict):
                 coord_speed = {c: s for s, c in self.speed_of.items()}
                 for k, val in v.items():
                     name = k if k in self.u_names else coord_speed.get(k)
+                    if name is None and self.v_order.get(k, 0) >= 2:
+                        i = self.v_names.index(f"der({k})")
+                        va[i] = float(val)
+                        gv[i] = True
+                        continue
                     if name is None:
                         raise ValueError(f"v0: unknown speed '{k}' for model '{self.name}'; "
                                          f"speeds: {', '.join(self.u_names)}")
@@ -228,6 +273,8 @@ class System:
             if bad:
                 raise ValueError(f"{label}: {', '.join(repr(b) for b in bad)} not finite for "
                                  f"model '{self.name}'; give finite values")
+        if given_v:
+            return qa, ua, va, gq, gu, gv
         return qa, ua, va, gq, gu
 
     def _pw(self, params, inputs, t=0.0):
@@ -255,9 +302,7 @@ class System:
         F = self.functions
         z = np.zeros(self.nz)
         if self.nv + self.nz:
-            J, F0 = F["extras"](qa, ua, va, t, pv, wv)
-            sol = np.linalg.solve(np.array(J), -np.array(F0).ravel())
-            z = sol[self.nv:]
+            z = np.array(F["extras_solve"](qa, ua, va, t, pv, wv)[1]).ravel()
         A, b = F["A"](qa, t, pv)
         y, zc, C, c = F["constraints"](qa, ua, t, pv)
         return dict(M=np.array(F["M"](qa, pv)), h=np.array(F["h"](qa, ua, va, z, t, pv, wv)).ravel(),
