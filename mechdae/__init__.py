@@ -18,9 +18,11 @@ from .stabilization import Baumgarte, Mukharlyamov, Projection  # noqa: E402
 from .symbolic import System  # noqa: E402
 from .simulate import Result, Event  # noqa: E402
 from .loader import load  # noqa: E402
+from .components.core import Component, Connector  # noqa: E402  (the acausal layer, on top)
 
 __all__ = ["__version__", "ModelError", "SolverError", "PainleveError", "lcp",
            "Model", "der", "sin", "cos", "tan", "sqrt", "exp", "log", "atan2", "asin", "acos",
            "atan", "sinh", "cosh", "tanh", "fabs", "abs", "sign", "fmin", "fmax", "if_else",
            "vertcat", "horzcat", "dot", "cross", "mtimes", "transpose", "norm_2", "sumsqr", "pi",
-           "Baumgarte", "Mukharlyamov", "Projection", "System", "Result", "Event", "load"]
+           "Baumgarte", "Mukharlyamov", "Projection", "System", "Result", "Event", "load",
+           "Component", "Connector"]

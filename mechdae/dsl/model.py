@@ -16,7 +16,7 @@ import numbers
 import casadi as ca
 import numpy as np
 
-__all__ = ["Model", "der", "Contact"]
+__all__ = ["Model", "der", "Contact", "placeholder"]
 
 # element hash of every symbol created by any Model -> _SymInfo.  The info holds the
 # symbol itself, so the node (and thus its hash) cannot be recycled.
@@ -92,6 +92,8 @@ def der(expr):
 
 def _rate_of(s):
     info = _info(s)
+    if info is not None and info.kind in ("placeholder", "multiplier"):
+        return _placeholder_rate(info)
     if info is None:
         raise ValueError(f"der(): symbol '{s}' does not belong to any mechdae Model")
     if info.kind == "time":
@@ -118,6 +120,43 @@ def _rate_of(s):
 
 
 _MODELS = {}
+
+
+def placeholder(name):
+    """A free symbol standing for an expression that is given later (by substitution).
+
+    The acausal component layer declares its unknowns (connector potentials and flows,
+    parameters, coordinates of components) as placeholders before they belong to any
+    Model; ``der()`` of a placeholder is another placeholder (``"der(name)"``), so a
+    component can write ``der(flange.s)``. Flattening replaces every placeholder by the
+    final expression; compile() never sees one.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    SX
+    """
+    s = ca.SX.sym(str(name))
+    _REGISTRY[s.element_hash()] = _SymInfo(s, str(name), "placeholder", None)
+    return s
+
+
+def _placeholder_rate(info):
+    if info.kind == "multiplier":
+        raise ValueError(f"der(): '{info.name}' is a constraint multiplier; it has no rate")
+    if info.deriv is None:
+        info.deriv = placeholder(f"der({info.name})")
+        _REGISTRY[info.deriv.element_hash()].owner = info.name
+    return info.deriv
+
+
+def is_placeholder(sym):
+    """Whether ``sym`` is a placeholder symbol (see :func:`placeholder`)."""
+    info = _info(sym)
+    return info is not None and info.kind == "placeholder"
 
 
 class Contact:
@@ -201,6 +240,11 @@ class Model:
         self.equations = []       # (name, residual SX)
         self.contacts = []
         self.problems = []        # collected at declaration, raised by compile()
+        self.outputs = []         # (name, scalar SX): named outputs (may use multipliers)
+        self._multipliers = {}    # (constraint, row) -> SX symbol
+        self.components = []      # acausal components added with add()
+        self.connections = []     # tuples of connectors joined with connect()
+        self._flattened = False
         self._names = {}
         self.time = self._new("t", "time", register_name=False)
 
@@ -239,7 +283,7 @@ class Model:
             return names.replace(",", " ").split()
         return [str(n) for n in names]
 
-    def coordinates(self, names, default=0.0):
+    def coordinates(self, names, default=0.0, speeds=None):
         """Declare generalized coordinates ``q``.
 
         Parameters
@@ -248,6 +292,10 @@ class Model:
             Space- or comma-separated names (``"x y"``).
         default : float or list of float
             Initial value used when ``q0`` omits the coordinate.
+        speeds : str or list of str, optional
+            Names of the coordinates' speeds (default ``"der(x)"``); ``der(x)`` is the
+            speed either way, the name is how results and ``v0`` refer to it
+            (``m.coordinates("J.phi", speeds="J.w")``).
 
         Returns
         -------
@@ -256,7 +304,12 @@ class Model:
         """
         names = self._split(names)
         defaults = default if isinstance(default, (list, tuple, np.ndarray)) else [default] * len(names)
-        out = [self._coordinate(n, d) for n, d in zip(names, defaults)]
+        snames = [None] * len(names) if speeds is None else self._split(speeds)
+        if len(snames) != len(names):
+            self.problems.append(f"coordinates {names}: {len(snames)} speed names for "
+                                 f"{len(names)} coordinates")
+            snames = [None] * len(names)
+        out = [self._coordinate(n, d, sn) for n, d, sn in zip(names, defaults, snames)]
         return out[0] if len(out) == 1 else tuple(out)
 
     def _coordinate(self, n, d, speed_name=None):
@@ -533,6 +586,118 @@ class Model:
     def __getitem__(self, name):
         return self.symbol(name)
 
+    # ------------------------------------------------------------------ outputs
+    def output(self, name, expr):
+        """Declare a named output: an expression of the model's symbols (and of constraint
+        multipliers, see :meth:`multiplier`) that results return by name (``res[name]``).
+
+        Parameters
+        ----------
+        name : str
+        expr : scalar expression
+        """
+        self._names_check(name, "output")
+        e = _as_sx(expr, f"output '{name}'")
+        if e.numel() != 1:
+            self.problems.append(f"output '{name}': must be a scalar expression, got shape "
+                                 f"{e.shape}")
+            return
+        self.outputs.append((name, e))
+
+    def multiplier(self, constraint, row=0):
+        """Symbol of the multiplier of a holonomic or nonholonomic constraint (row ``row``),
+        for use in :meth:`output` expressions only (cut forces of acausal connections).
+
+        The reaction generalized force of the constraint is ``G^T lam``.
+        """
+        key = (str(constraint), int(row))
+        s = self._multipliers.get(key)
+        if s is None:
+            s = ca.SX.sym(f"lambda({constraint})" + (f"[{row}]" if row else ""))
+            _REGISTRY[s.element_hash()] = _SymInfo(s, str(s), "multiplier", self._id)
+            self._multipliers[key] = s
+        return s
+
+    # ------------------------------------------------------------------ components
+    def add(self, component):
+        """Add a component (an instance of :class:`mechdae.Component`) and return it.
+
+        Its parameters become Model parameters named by the component path (``"R.R"``),
+        its variables are read from results by that path (``res["J.w"]``). Components are
+        flattened into this Model's equations by the first :meth:`compile`.
+        """
+        if self._flattened:
+            raise self._late("add()", getattr(component, "name", component))
+        attach = getattr(component, "_attach_to_model", None)
+        if attach is None:
+            raise TypeError(f"Model.add(): {component!r} is not a component; add instances of "
+                            "mechdae.Component subclasses (mechdae.components.translational, "
+                            "rotational, electrical, ...)")
+        attach(self)
+        self.components.append(component)
+        return component
+
+    def connect(self, *connectors):
+        """Join connectors at one node (Modelica semantics): potentials are equal, flows sum
+        to zero; an unconnected flow is zero. Any number of connectors of one type."""
+        if self._flattened:
+            raise self._late("connect()", ", ".join(str(c) for c in connectors))
+        check = getattr(connectors[0], "_check_connect", None) if connectors else None
+        if check is None:
+            raise TypeError(f"Model.connect(): expected connectors (flanges, pins, frames) of "
+                            f"components, got {', '.join(repr(c) for c in connectors) or 'nothing'}")
+        check(connectors)
+        self.connections.append(tuple(connectors))
+
+    def _late(self, what, obj):
+        from ..errors import ModelError
+        return ModelError(f"model '{self.name}': {what} of {obj} after the model was compiled; "
+                          "components are flattened by the first compile(): build the whole "
+                          "model first (or build a new Model)")
+
+    def substitute(self, old, new):
+        """Replace symbols ``old`` by expressions ``new`` in every term of the model
+        (energies, forces, constraints, equations, contacts, outputs, kinematics)."""
+        old = _as_sx(old, "substitute()")
+        new = _as_sx(new, "substitute()")
+        if old.numel() == 0:
+            return
+
+        def sb(items):
+            if not items:
+                return items
+            return ca.substitute(list(items), [old], [new])
+
+        self.T_terms = sb(self.T_terms)
+        self.V_terms = sb(self.V_terms)
+        self.T_report = sb(self.T_report)
+        self.forces = list(zip(sb([f for f, _ in self.forces]), [c for _, c in self.forces]))
+        self.speed_forces = list(zip(sb([f for f, _ in self.speed_forces]),
+                                     [c for _, c in self.speed_forces]))
+        self.power_terms = list(zip(sb([f for f, _ in self.power_terms]),
+                                    sb([v for _, v in self.power_terms])))
+        for lst in ("holonomic_", "nonholonomic_", "equations", "outputs"):
+            items = getattr(self, lst)
+            setattr(self, lst, list(zip([n for n, _ in items], sb([e for _, e in items]))))
+        for k in list(self.kinematics_):
+            self.kinematics_[k] = sb([self.kinematics_[k]])[0]
+        for c in self.contacts:
+            c.gap = sb([c.gap])[0]
+            if c.tangent is not None:
+                c.tangent = sb([c.tangent])[0]
+            if c.tangent_velocity is not None:
+                c.tangent_velocity = sb([c.tangent_velocity])[0]
+
+    def flatten(self):
+        """Flatten the added components and connections into this Model's equations (done
+        once, by the first :meth:`compile`; later calls do nothing). Returns the Model."""
+        if self.components and not self._flattened:
+            # the acausal layer lives above the DSL: it is reached through the components
+            # themselves, never imported from here
+            self.components[0]._flatten_model(self)
+        self._flattened = True
+        return self
+
     def compile(self, stabilization="default"):
         """Derive the equations of motion and return a frozen :class:`~mechdae.System`.
 
@@ -548,6 +713,7 @@ class Model:
             Listing every problem found in the model.
         """
         from ..symbolic import compile_model
+        self.flatten()
         return compile_model(self, stabilization)
 
     def __repr__(self):

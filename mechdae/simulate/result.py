@@ -95,12 +95,45 @@ class Result:
             return self.x[:, n["v"].index(name)]
         if name in n.get("z", []):
             return self.zalg[:, n["z"].index(name)]
+        idx = getattr(self.system, "_output_index", {}).get(name)
+        if idx is not None:
+            return self._output(idx, name)
         raise KeyError(f"result of '{self.name}' has no series '{name}'; available: "
                        f"{', '.join(self.keys())}")
 
     def keys(self):
         n = self.names
-        return ["t"] + list(n["q"]) + list(n["u"]) + list(n.get("v", [])) + list(n.get("z", []))
+        return ["t"] + list(n["q"]) + list(n["u"]) + list(n.get("v", [])) + list(n.get("z", [])) \
+            + list(getattr(self.system, "output_names", []))
+
+    def _output(self, idx, name):
+        """Named output ``idx`` of the System along the run (all evaluated once, cached)."""
+        cache = self.__dict__.get("_out_cache")
+        sysm = self.system
+        if cache is None:
+            N = self.t.size
+            rows = []
+            missing = []
+            for cname, nrows in sysm.holonomic + sysm.nonholonomic:
+                lam = self.multipliers.get(cname)
+                if lam is None:
+                    missing.append(cname)
+                    lam = np.zeros((N, nrows))
+                lam = np.asarray(lam, float).reshape(N, nrows)
+                rows.append(lam)
+            L = np.hstack(rows).T if rows else np.zeros((0, N))
+            f = sysm.functions["outputs"]
+            Y = np.array(f.map(N)(self.q.T, self.v.T, self.x.T, self.zalg.T, self.t[None, :],
+                                  np.asarray(self.params, float).reshape(-1, 1),
+                                  self.w if self.w is not None else np.zeros((0, N)), L))
+            cache = self._out_cache = (Y, missing)
+        Y, missing = cache
+        if missing and sysm._output_uses_lam[idx]:
+            raise KeyError(f"'{name}' of '{self.name}' is a constraint force (it uses the "
+                           f"multipliers of {', '.join(repr(m) for m in missing)}), which the "
+                           f"method '{self.stats.get('method', '?')}' does not record; simulate "
+                           "with a smooth method (method='cvodes') to read it")
+        return Y[idx]
 
     def __contains__(self, name):
         return name in self.keys()

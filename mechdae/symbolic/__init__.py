@@ -14,6 +14,7 @@ import time as _time
 
 from ..errors import ModelError
 from .derive import derive
+from .outputs import derive_outputs, attach_outputs
 from .system import System
 
 __all__ = ["compile_model", "System"]
@@ -44,6 +45,8 @@ def compile_model(model, stabilization="default"):
         problems.append(str(exc))
     d, P = derive(model)
     problems = P + problems
+    out_expr, out_lam, out_names, P2 = derive_outputs(model, d)
+    problems += P2
     HK = None
     if not problems:
         from ..stabilization import _Zero
@@ -61,6 +64,7 @@ def compile_model(model, stabilization="default"):
         raise ModelError([f"model '{model.name}': {p}" if not p.startswith("model '") else p
                           for p in uniq])
     sys = System(model, d, rule, proj, HK)
+    attach_outputs(sys, d, out_expr, out_lam, out_names)
     sys.compile_time = _time.perf_counter() - t0
     return sys
 

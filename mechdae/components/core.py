@@ -1,0 +1,331 @@
+"""Connectors and components: the acausal layer's building blocks.
+
+A **connector** carries potential variables (equal across a connection) and flow variables
+(summing to zero at a node; an unconnected flow is zero), with Modelica's sign convention:
+a flow is positive *into* the component. A **component** declares, with placeholders that
+flattening later replaces by expressions of the Model's symbols:
+
+- its parameters (``self.parameter``), coordinates with inertia (``self.coordinate``),
+  general variables (``self.variable``), connectors (``self.connector``);
+- how it fixes potentials: ``self.define(flange, expr)`` (a mass defines its flanges'
+  positions from its coordinate; Fixed and Position define them from parameters and time);
+- what flows it takes: ``self.flow(flange, expr)`` (force elements, electrical branches);
+  ``energy=True`` marks a flow that is minus the gradient of the component's declared
+  potential energy, so that the energy, not the flow, enters the Lagrangian;
+- kinematic relations between its connectors' potentials: ``self.relation(phi)``
+  (an ideal gear ``phi_a - ratio phi_b``): the relation defines a potential that nothing
+  else defines (a tree joint: substitution), or becomes a holonomic constraint whose
+  multiplier is the cut force; its flows are ``-lam dphi/ds``;
+- energies, generalized forces, general equations, constraints, contacts and outputs, as
+  a Model has them (``self.kinetic_energy``, ``self.equation``, ``self.contact``, ...).
+
+``mechdae.components.flatten`` turns the whole into one Model.
+"""
+import numbers
+
+import casadi as ca
+import numpy as np
+
+from ..dsl.model import placeholder, _as_sx, _info
+from ..errors import ModelError
+
+__all__ = ["Component", "Connector", "TIME"]
+
+# the model time inside components (replaced by Model.time)
+TIME = placeholder("t")
+
+
+class Connector:
+    """A connector instance of a component: potentials and flows as placeholders.
+
+    Subclasses set ``potentials`` and ``flows`` (names, paired by position), ``domain``
+    (shown in messages) and ``needs_reference`` (a circuit of such connectors needs a
+    node with a defined potential, e.g. an electrical ground).
+    """
+    potentials = ()
+    flows = ()
+    domain = "connector"
+    kind = "Connector"
+    needs_reference = False
+
+    def __init__(self, owner, name):
+        self.owner = owner
+        self.name = name
+        self.potential_syms = []
+        self.flow_syms = []
+        for p in self.potentials:
+            s = placeholder(f"{owner.name}.{name}.{p}")
+            setattr(self, p, s)
+            self.potential_syms.append(s)
+        for f in self.flows:
+            s = placeholder(f"{owner.name}.{name}.{f}")
+            setattr(self, f, s)
+            self.flow_syms.append(s)
+
+    @property
+    def path(self):
+        """Full name (``"drive.emf.flange"``)."""
+        return f"{self.owner.path}.{self.name}"
+
+    def describe(self):
+        return f"'{self.path}' ({self.domain} {self.kind})"
+
+    def _check_connect(self, connectors):
+        problems = []
+        for c in connectors:
+            if not isinstance(c, Connector):
+                raise TypeError(f"connect(): {c!r} is not a connector; connect flanges, pins or "
+                                "frames of components (e.g. m.connect(mass.flange_b, "
+                                "spring.flange_a))")
+        if len(connectors) < 2:
+            problems.append(f"connect({connectors[0].path}): give at least two connectors")
+        first = connectors[0]
+        for c in connectors[1:]:
+            if type(c) is not type(first):
+                problems.append(
+                    f"connect(): {first.describe()} and {c.describe()} are different connector "
+                    f"types; connect connectors of one type (join domains with a converter such "
+                    "as electrical.EMF)")
+        seen = set()
+        for c in connectors:
+            if id(c) in seen:
+                problems.append(f"connect(): {c.describe()} is connected to itself; remove the "
+                                "duplicate (a connector joins a node once)")
+            seen.add(id(c))
+        if problems:
+            raise ModelError(problems)
+
+    def __repr__(self):
+        return f"<{self.domain} {self.kind} {self.path}>"
+
+
+class Component:
+    """Base class of acausal components (subclass it; see the module docstring).
+
+    Parameters
+    ----------
+    name : str
+        Local name; the full name is the path from the Model (``"drive.motor"``).
+
+    Examples
+    --------
+    >>> import mechdae as md
+    >>> from mechdae.components import translational as tr
+    >>> class Spring2(md.Component):          # a linear spring written from scratch
+    ...     def __init__(self, name, c=1.0):
+    ...         super().__init__(name)
+    ...         c = self.parameter("c", c)
+    ...         a = self.connector(tr.Flange, "flange_a")
+    ...         b = self.connector(tr.Flange, "flange_b")
+    ...         f = c * (b.s - a.s)
+    ...         self.potential_energy(0.5 * c * (b.s - a.s) ** 2)
+    ...         self.flow(a, -f, energy=True)
+    ...         self.flow(b, f, energy=True)
+    """
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not name or "." in name or not name.strip():
+            raise ValueError(f"component name {name!r}: give a non-empty name without dots "
+                             "(the path is built from the names of the enclosing components)")
+        self.name = name
+        self.parent = None
+        self.model = None
+        self.time = TIME
+        self._children = []
+        self._params = []        # (local name, placeholder, value)
+        self._coords = []        # (local name, placeholder, default, speed local name)
+        self._vars = []          # (local name, placeholder, default)
+        self._connectors = []    # Connector instances owned here
+        self._defines = []       # (connector, exprs)
+        self._flows = {}         # id(connector) -> (connector, exprs or None, energy)
+        self._relations = []     # (name, phi (column SX))
+        self._T, self._V = [], []
+        self._gforces = []       # (Q, coordinate placeholder)
+        self._equations = []     # (name, expr)
+        self._holonomic = []     # (name, expr)
+        self._contacts = []      # dict of Model.contact arguments
+        self._outputs = []       # (local name, expr)
+        self._problems = []
+
+    # ------------------------------------------------------------------ path
+    @property
+    def path(self):
+        return self.name if self.parent is None else f"{self.parent.path}.{self.name}"
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.path}>"
+
+    # ------------------------------------------------------------------ declarations
+    def parameter(self, name, value):
+        """A parameter ``"<path>.<name>"`` of the Model (overridable in simulate(params=...)).
+
+        ``value`` is a number (the default), or an expression of other parameters (then no
+        Model parameter is created: the component uses the expression).
+        """
+        s = placeholder(f"{self.name}.{name}")
+        if isinstance(value, (ca.SX, ca.MX)):
+            value = _as_sx(value, f"parameter '{name}' of {self}")
+        elif isinstance(value, bool) or not isinstance(value, (numbers.Number, np.ndarray)):
+            self._problems.append(f"{self.path}: parameter {name}={value!r} is not a number")
+            value = 0.0
+        elif not np.all(np.isfinite(np.asarray(value, float))):
+            self._problems.append(f"{self.path}: parameter {name}={value!r} is not finite; give "
+                                  "a finite number")
+        self._params.append((name, s, value))
+        return s
+
+    def coordinate(self, name, default=0.0, speed=None):
+        """A generalized coordinate ``"<path>.<name>"`` (its rate ``der(x)`` is the speed,
+        named ``"<path>.<speed>"`` when ``speed`` is given). Give it inertia with
+        :meth:`kinetic_energy`."""
+        s = placeholder(f"{self.name}.{name}")
+        self._coords.append((name, s, default, speed))
+        return s
+
+    def variable(self, name, default=0.0):
+        """A general variable ``"<path>.<name>"`` (differential if ``der()`` of it appears in
+        an equation, algebraic otherwise); each needs an :meth:`equation`."""
+        s = placeholder(f"{self.name}.{name}")
+        self._vars.append((name, s, default))
+        return s
+
+    def connector(self, cls, name):
+        """Create a connector of class ``cls`` named ``name``; also set as attribute."""
+        c = cls(self, name)
+        self._connectors.append(c)
+        setattr(self, name, c)
+        return c
+
+    def add(self, component):
+        """Add a sub-component (hierarchy); returns it. Its path is ``"<path>.<name>"``."""
+        if not isinstance(component, Component):
+            raise TypeError(f"{self.path}.add(): {component!r} is not a Component")
+        if component.parent is not None or component.model is not None:
+            raise ModelError(f"component '{component.name}' is already part of "
+                             f"'{component.parent.path if component.parent else component.model.name}'"
+                             "; create a new instance for each use")
+        if any(ch.name == component.name for ch in self._children):
+            raise ModelError(f"{self.path}: two sub-components named '{component.name}'; "
+                             "names must be unique within a component")
+        component.parent = self
+        self._children.append(component)
+        return component
+
+    def _pot(self, connector, exprs):
+        if not isinstance(connector, Connector):
+            raise TypeError(f"{self.path}: expected a connector, got {connector!r}")
+        if not isinstance(exprs, (list, tuple)):
+            exprs = [exprs]
+        if len(exprs) != len(connector.potentials):
+            raise ValueError(f"{self.path}: {connector.describe()} has "
+                             f"{len(connector.potentials)} potential(s) "
+                             f"{connector.potentials}; got {len(exprs)} expression(s)")
+        return [_as_sx(e, f"{self.path}: expression for {connector.path}") for e in exprs]
+
+    def define(self, connector, exprs):
+        """This component fixes the potential(s) of ``connector`` to ``exprs`` (expressions
+        of its coordinates, parameters, time, or other connectors' potentials)."""
+        self._defines.append((connector, self._pot(connector, exprs)))
+
+    def flow(self, connector, exprs, energy=False):
+        """The flow(s) into this component at ``connector`` (``None``: a force not known as an
+        expression, e.g. a contact force; results then do not offer that flow).
+
+        ``energy=True``: the flow is minus the gradient of this component's potential
+        energy, which enters the Lagrangian instead of the flow's virtual work; an
+        expression (or list): the part of the flow that comes from the energy (the rest
+        acts through virtual work). Where the energy cannot be used (a flange at a node
+        without inertia) the whole flow acts through virtual work or node balances.
+        """
+        if energy is not True and energy is not False and energy is not None:
+            if not isinstance(energy, (list, tuple)):
+                energy = [energy]
+            energy = [_as_sx(e, f"{self.path}: energy part of the flow at {connector.path}")
+                      for e in energy]
+        if exprs is not None:
+            if not isinstance(exprs, (list, tuple)):
+                exprs = [exprs]
+            if len(exprs) != len(connector.flows):
+                raise ValueError(f"{self.path}: {connector.describe()} has {len(connector.flows)} "
+                                 f"flow(s); got {len(exprs)} expression(s)")
+            exprs = [_as_sx(e, f"{self.path}: flow at {connector.path}") for e in exprs]
+        self._flows[id(connector)] = (connector, exprs, energy if isinstance(energy, list)
+                                      else bool(energy))
+
+    def relation(self, phi, name="relation"):
+        """A kinematic relation ``phi(potentials, ...) = 0`` between potentials of this
+        component's connectors (an ideal gear: ``flange_a.phi - ratio * flange_b.phi``).
+
+        It defines one potential that nothing else defines (solved, substituted), or
+        becomes a holonomic constraint ``"<path>.<name>"`` whose multiplier ``lam`` gives the
+        flows ``-lam dphi/ds`` of the connectors.
+        """
+        self._relations.append((name, _as_sx(phi, f"{self.path}: relation '{name}'")))
+
+    def kinetic_energy(self, T):
+        self._T.append(_as_sx(T, f"{self.path}: kinetic energy"))
+
+    def potential_energy(self, V):
+        self._V.append(_as_sx(V, f"{self.path}: potential energy"))
+
+    def generalized_force(self, Q, coordinate):
+        """A generalized force on one of this component's coordinates."""
+        self._gforces.append((_as_sx(Q, f"{self.path}: generalized force"), coordinate))
+
+    def equation(self, eq, name=None):
+        """A general equation ``lhs == rhs`` named ``"<path>.<name>"``."""
+        name = name or f"eq{len(self._equations)}"
+        if isinstance(eq, bool):
+            self._problems.append(f"{self.path}: equation '{name}' is a Python bool; write "
+                                  "lhs == rhs with symbols")
+            return
+        self._equations.append((name, _as_sx(eq, f"{self.path}: equation '{name}'")))
+
+    def holonomic(self, phi, name="constraint"):
+        self._holonomic.append((name, _as_sx(phi, f"{self.path}: constraint '{name}'")))
+
+    def contact(self, name, gap, **kw):
+        """A unilateral contact ``"<path>.<name>"`` (arguments as :meth:`Model.contact`)."""
+        self._contacts.append(dict(name=name, gap=gap, **kw))
+
+    def output(self, name, expr):
+        """A named output ``"<path>.<name>"`` (``res["J.w"]``)."""
+        self._outputs.append((name, _as_sx(expr, f"{self.path}: output '{name}'")))
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def source(value, t):
+        """A source value: a number, an expression, or a callable of time ``f(t)``."""
+        if callable(value) and not isinstance(value, (ca.SX, ca.MX)):
+            return _as_sx(value(t), "source function")
+        return value
+
+    # ------------------------------------------------------------------ model hooks
+    def _attach_to_model(self, model):
+        if self.parent is not None or self.model is not None:
+            owner = self.parent.path if self.parent is not None else f"model '{self.model.name}'"
+            raise ModelError(f"component '{self.name}' is already part of {owner}; create a new "
+                             "instance for each use")
+        if any(c.name == self.name for c in model.components):
+            raise ModelError(f"model '{model.name}': two components named '{self.name}'; names "
+                             "must be unique")
+        self.model = model
+
+    def _flatten_model(self, model):
+        from .flatten import flatten
+        flatten(model)
+
+    def walk(self):
+        """This component and all sub-components, depth first."""
+        yield self
+        for ch in self._children:
+            yield from ch.walk()
+
+
+def is_coordinate_free(expr, coord_hashes):
+    """Whether ``expr`` depends on none of the given placeholder hashes."""
+    return not any(s.element_hash() in coord_hashes for s in ca.symvar(expr))
+
+
+def placeholder_info(sym):
+    return _info(sym)

@@ -1,0 +1,486 @@
+"""Flattening: components and connections -> one Model (energies, forces, equations).
+
+Potentials. Connected potentials form a node (union-find: alias elimination, one value per
+node). A node's value is, in this order of preference:
+
+1. given by a component that *defines* it (a mass: its coordinate -+ L/2; Fixed: s0;
+   Position: s_ref(t)); when several components define one node, the first keeps the
+   value and each further one adds a holonomic constraint ``s_k - s_node = 0`` (a rigid
+   connection; its multiplier is the force transmitted);
+2. solved from a kinematic relation of a component whose other potentials are known (a
+   gear fed from a defined side: a tree joint, substituted);
+3. otherwise a general variable of the Model (a massless mechanical node, an electrical
+   node voltage) with the balance equation ``sum of flows = 0``.
+
+Relations left with all their potentials known become holonomic constraints (or, over
+general variables, general equations with their multiplier as an algebraic variable).
+
+Flows. A flow declared by its component is an expression; a relation's flows are
+``-lam dphi/ds``; the flow of the component that defines a node is minus the sum of the
+others there (Newton's third law at the node); an unconnected flow is zero. Mechanical
+force elements act through virtual work, ``Q = -(ds_node/dq)^T f``, or through their
+potential energy (``energy=True``), so that derivation, stabilization and contacts apply
+unchanged. Every potential and flow becomes a named output of the Model.
+"""
+from collections import defaultdict
+
+import casadi as ca
+
+from ..dsl.model import _info, der
+from ..errors import ModelError
+from .core import TIME
+
+__all__ = ["flatten"]
+
+_UNKNOWN = ca.SX.sym("unknown_flow")
+
+
+class _UF:
+    def __init__(self):
+        self.p = {}
+
+    def add(self, k):
+        self.p.setdefault(k, k)
+
+    def find(self, k):
+        p = self.p
+        root = k
+        while p[root] != root:
+            root = p[root]
+        while p[k] != root:
+            p[k], k = root, p[k]
+        return root
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.p[rb] = ra
+
+
+def _hashes(e):
+    return {s.element_hash() for s in ca.symvar(e)} if e.numel() else set()
+
+
+class _Subst:
+    """Placeholder -> value map, resolved to a fixpoint (values may use placeholders)."""
+
+    def __init__(self):
+        self.keys, self.vals, self.index = [], [], {}
+
+    def set(self, ph, val):
+        h = ph.element_hash()
+        if h in self.index:
+            self.vals[self.index[h]] = val
+        else:
+            self.index[h] = len(self.keys)
+            self.keys.append(ph)
+            self.vals.append(val)
+
+    def has(self, ph):
+        return ph.element_hash() in self.index
+
+    def get(self, ph):
+        return self.vals[self.index[ph.element_hash()]]
+
+    def resolve(self, what):
+        """Substitute the map into itself until no value uses a key (cycle: ModelError)."""
+        if not self.keys:
+            return
+        K = ca.vertcat(*self.keys)
+        for _ in range(len(self.keys) + 1):
+            V = ca.vertcat(*self.vals)
+            if not ca.depends_on(V, K):
+                return
+            self.vals = ca.substitute(self.vals, self.keys, self.vals)
+        bad = [str(k) for k, v in zip(self.keys, self.vals) if ca.depends_on(v, K)]
+        raise ModelError(f"{what}: circular definition of {', '.join(bad[:8])}; a potential "
+                         "or flow is defined in terms of itself (a loop of definitions: replace "
+                         "one definition by a relation)")
+
+    def apply(self, exprs):
+        exprs = list(exprs)
+        if not exprs or not self.keys:
+            return exprs
+        return ca.substitute(exprs, self.keys, self.vals)
+
+
+def flatten(model):
+    """Flatten ``model.components`` and ``model.connections`` into ``model`` (in place)."""
+    P = []
+    comps = [c for root in model.components for c in root.walk()]
+    for c in comps:
+        P.extend(f"{c.path}: {p}" if not p.startswith(c.path) else p for p in c._problems)
+    conns = [cn for c in comps for cn in c._connectors]
+    owned = {id(cn) for cn in conns}
+    for tup in model.connections:
+        for cn in tup:
+            if id(cn) not in owned:
+                P.append(f"connect(): {cn.describe()} belongs to a component that is not part "
+                         f"of model '{model.name}'; add its component with m.add(...)")
+    if P:
+        raise ModelError([f"model '{model.name}': {p}" for p in P])
+
+    S = _Subst()
+    S.set(TIME, model.time)
+    general = []                         # general variable symbols created here
+    coord_phs = set()
+    # ------------------------------------------------------------------ declared symbols
+    for c in comps:
+        path = c.path
+        for ln, ph, val in c._params:
+            S.set(ph, val if isinstance(val, ca.SX) else model.parameter(f"{path}.{ln}", val))
+        for ln, ph, default, speed in c._coords:
+            sym = model.coordinates(f"{path}.{ln}", default=default,
+                                    speeds=None if speed is None else f"{path}.{speed}")
+            S.set(ph, sym)
+            coord_phs.add(ph.element_hash())
+        for ln, ph, default in c._vars:
+            v = model.variable(f"{path}.{ln}", default)
+            general.append(v)
+            S.set(ph, v)
+
+    # ------------------------------------------------------------------ nodes
+    uf = _UF()
+    pot_of = {}                          # placeholder hash -> (connector, i)
+    for cn in conns:
+        for i, ph in enumerate(cn.potential_syms):
+            uf.add((id(cn), i))
+            pot_of[ph.element_hash()] = (cn, i)
+    for tup in model.connections:
+        for i in range(len(tup[0].potentials)):
+            for cn in tup[1:]:
+                uf.union((id(tup[0]), i), (id(cn), i))
+    members = defaultdict(list)
+    for cn in conns:
+        for i in range(len(cn.potentials)):
+            members[uf.find((id(cn), i))].append((cn, i))
+
+    def node_name(root):
+        cn, i = members[root][0]
+        return f"{cn.path}.{cn.potentials[i]}"
+
+    def root_of(cn, i):
+        return uf.find((id(cn), i))
+
+    node_val = {}
+    defined_roots = set()
+    primary = {}                         # root -> (component, connector, i)
+    secondary = []                       # (component, connector, i, expr, root, name)
+    defs = defaultdict(list)
+    for c in comps:
+        for cn, exprs in c._defines:
+            if cn.owner is not c:
+                P.append(f"{c.path}: defines {cn.describe()}, which belongs to "
+                         f"{cn.owner.path}; a component defines only its own connectors")
+                continue
+            for i, e in enumerate(exprs):
+                defs[root_of(cn, i)].append((c, cn, i, e))
+    pot_hashes = set(pot_of)
+
+    def fixed_expr(e):
+        hs = _hashes(e)
+        return not (hs & coord_phs) and not (hs & pot_hashes)
+
+    for root, lst in defs.items():
+        order = sorted(range(len(lst)), key=lambda k: (not fixed_expr(lst[k][3]), k))
+        c0, cn0, i0, e0 = lst[order[0]]
+        node_val[root] = e0
+        primary[root] = (c0, cn0, i0)
+        defined_roots.add(root)
+        for k in order[1:]:
+            c, cn, i, e = lst[k]
+            if fixed_expr(e) and fixed_expr(e0):
+                P.append(f"node {', '.join(m.path for m, _ in members[root])}: its "
+                         f"{cn.potentials[i]} is fixed twice (by {c0.path} and {c.path}); "
+                         "remove one of them")
+                continue
+            secondary.append((c, cn, i, e, root, f"connect({cn.path}.{cn.potentials[i]})"))
+
+    # relations: define what they can (tree joints), the rest are constraints
+    rels = []                            # dict per relation
+    for c in comps:
+        for name, phi in c._relations:
+            used = [pot_of[h] for h in _hashes(phi) if h in pot_of]
+            bad = [cn for cn, _ in used if cn.owner is not c]
+            if bad:
+                P.append(f"{c.path}: relation '{name}' uses {bad[0].describe()} of another "
+                         "component; a relation joins the component's own connectors")
+            rels.append(dict(comp=c, name=name, phi=phi, used=used, role=None))
+    changed = True
+    while changed:
+        changed = False
+        for r in rels:
+            if r["role"] is not None:
+                continue
+            unresolved = [(cn, i) for cn, i in r["used"] if root_of(cn, i) not in node_val]
+            roots = {root_of(cn, i) for cn, i in unresolved}
+            if not roots:
+                r["role"] = "constraint"
+                changed = True
+            elif len(roots) == 1 and len(unresolved) == 1 and r["phi"].numel() == 1:
+                cn, i = unresolved[0]
+                ph = cn.potential_syms[i]
+                phi = r["phi"]
+                if ca.is_linear(phi, ph):
+                    a = ca.jacobian(phi, ph)
+                    if not a.is_zero():
+                        root = root_of(cn, i)
+                        node_val[root] = -ca.substitute(phi, ph, ca.SX(0)) / a
+                        r.update(role="definer", root=root, conn=(cn, i), a=a)
+                        changed = True
+    for root in members:
+        if root not in node_val:
+            v = model.variable(node_name(root), 0.0)
+            general.append(v)
+            node_val[root] = v
+    for r in rels:
+        if r["role"] is None:
+            r["role"] = "constraint"
+    for root, lst in members.items():
+        for cn, i in lst:
+            S.set(cn.potential_syms[i], node_val[root])
+
+    # reference potential of circuits (an electrical network needs a ground)
+    ref = _UF()
+    for c in comps:
+        rs = [root_of(cn, i) for cn in c._connectors if cn.needs_reference
+              for i in range(len(cn.potentials))]
+        for r_ in rs:
+            ref.add(r_)
+        for r_ in rs[1:]:
+            ref.union(rs[0], r_)
+    groups = defaultdict(list)
+    for r_ in ref.p:
+        groups[ref.find(r_)].append(r_)
+    for g, roots in groups.items():
+        if not any(r_ in defined_roots for r_ in roots):
+            pins = sorted({m.path for r_ in roots for m, _ in members[r_]})
+            P.append(f"circuit of {', '.join(pins[:8])}{' ...' if len(pins) > 8 else ''}: no "
+                     "node has a reference potential, so its potentials are undetermined; add "
+                     "a Ground (electrical.Ground) and connect it to one node")
+
+    if P:
+        raise ModelError([f"model '{model.name}': {p}" for p in P])
+    S.resolve(f"model '{model.name}'")
+    gen_h = set()
+
+    def derivatives():
+        """der() placeholders of resolved values (needed by flows, equations, energies)."""
+        added = True
+        while added:
+            added = False
+            for k in list(S.keys):
+                info = _info(k)
+                if info is None or info.deriv is None or S.has(info.deriv):
+                    continue
+                val = S.get(k)
+                try:
+                    S.set(info.deriv, der(val))
+                except ValueError as exc:
+                    raise ModelError(f"model '{model.name}': der({info.name}): {exc}") from None
+                added = True
+            S.resolve(f"model '{model.name}'")
+
+    derivatives()
+
+    # ------------------------------------------------------------------ constraints
+    gen_h = {v.element_hash() for v in general}
+    lam_of = {}                          # id(relation) -> column of multiplier symbols
+
+    def is_general(e):
+        return bool(_hashes(e) & gen_h)
+
+    for r in rels:
+        if r["role"] != "constraint":
+            continue
+        name = f"{r['comp'].path}.{r['name']}"
+        phi = S.apply([r["phi"]])[0]
+        if phi.numel() == 0:
+            continue
+        if is_general(phi):
+            lam = ca.vertcat(*[model.variable(f"{name}.lambda" + (f"[{j}]" if j else ""))
+                               for j in range(phi.numel())])
+            general.extend(ca.vertsplit(lam))
+            model.equation(phi, name=name)
+        else:
+            model.holonomic(phi, name=name)
+            lam = ca.vertcat(*[model.multiplier(name, j) for j in range(phi.numel())])
+        lam_of[id(r)] = lam
+    sec_lam = []
+    for c, cn, i, e, root, name in secondary:
+        phi = S.apply([e - node_val[root]])[0]
+        if is_general(phi):
+            lam = model.variable(f"{name}.lambda")
+            general.append(lam)
+            model.equation(phi, name=name)
+        else:
+            model.holonomic(phi, name=name)
+            lam = model.multiplier(name)
+        sec_lam.append(lam)
+    gen_h = {v.element_hash() for v in general}
+
+    # ------------------------------------------------------------------ flows
+    declared = {}                        # (id(cn), i) -> expr or None
+    energy_flow = {}                     # (id(cn), i) -> the part of the flow from the energy
+    for c in comps:
+        for cn, exprs, energy in c._flows.values():
+            for i in range(len(cn.flows)):
+                declared[(id(cn), i)] = None if exprs is None else exprs[i]
+                if isinstance(energy, list):
+                    energy_flow[(id(cn), i)] = energy[i]
+                elif energy and exprs is not None:
+                    energy_flow[(id(cn), i)] = exprs[i]
+    extra = defaultdict(list)            # (id(cn), i) -> added terms (relation flows)
+    for r in rels:
+        phi = r["phi"]
+        phs = [r_cn.potential_syms[i] for r_cn, i in r["used"]]
+        if not phs:
+            continue
+        Jp = ca.jacobian(phi, ca.vertcat(*phs))
+        if r["role"] == "constraint":
+            lam = lam_of.get(id(r))
+            if lam is None:
+                continue
+            g = -ca.mtimes(Jp.T, lam)
+            for k, (cn, i) in enumerate(r["used"]):
+                extra[(id(cn), i)].append(g[k])
+        else:
+            cn0, i0 = r["conn"]
+            root = r["root"]
+            others = [cn.flow_syms[i] for cn, i in members[root] if (id(cn), i) != (id(cn0), i0)]
+            own = declared.get((id(cn0), i0))
+            lam = (sum(others, ca.SX(0)) + (own if own is not None else 0)) / r["a"]
+            for k, (cn, i) in enumerate(r["used"]):
+                extra[(id(cn), i)].append(-lam * Jp[0, k])
+    prim = {(id(cn), i): root for root, (c, cn, i) in primary.items()}
+    sec = {(id(cn), i): lam for (c, cn, i, e, root, name), lam in zip(secondary, sec_lam)}
+    unknown = set()
+    for root, lst in members.items():
+        for cn, i in lst:
+            key = (id(cn), i)
+            ph = cn.flow_syms[i]
+            if key in prim:
+                others = [m.flow_syms[j] for m, j in lst if (id(m), j) != key]
+                val = -sum(others, ca.SX(0))
+            else:
+                d = declared.get(key, ca.SX(0))
+                if d is None and key in declared:
+                    unknown.add(ph.element_hash())
+                    val = _UNKNOWN
+                else:
+                    val = d if d is not None else ca.SX(0)
+                if key in sec:
+                    val = val + sec[key]
+            for t in extra.get(key, []):
+                val = val + t
+            S.set(ph, val)
+    S.resolve(f"model '{model.name}'")
+    derivatives()
+
+    # balance of flows at general nodes
+    for root, lst in members.items():
+        if root in defined_roots or any(r.get("root") == root for r in rels):
+            continue
+        bal = S.apply([sum((cn.flow_syms[i] for cn, i in lst), ca.SX(0))])[0]
+        if ca.depends_on(bal, _UNKNOWN):
+            raise ModelError(f"model '{model.name}': node {node_name(root)}: a contact force acts "
+                             "at a node without inertia; connect the contact element to a mass "
+                             "or an inertia")
+        if _structurally_zero(bal):
+            P.append(f"node {', '.join(cn.path for cn, _ in lst)}: nothing determines its "
+                     f"{lst[0][0].potentials[lst[0][1]]} (no component defines it and no flow "
+                     "acts on it); connect it to a component that does (a mass, a fixed point, "
+                     "a ground) or remove it")
+            continue
+        model.equation(bal, name=f"node {node_name(root)}")
+
+    # ------------------------------------------------------------------ mechanics
+    coords = ca.vertcat(*[co["sym"] for co in model.coords]) if model.coords else ca.SX(0, 1)
+    fs, vals = [], []
+    for c in comps:
+        V = S.apply(c._V)
+        use_energy = not any(is_general(v) for v in V)
+        for v in V if use_energy else []:
+            model.potential_energy(v)
+        for T in S.apply(c._T):
+            if is_general(T):
+                P.append(f"{c.path}: kinetic energy depends on a general variable (a node without "
+                         "inertia); connect the inertia to a defined node")
+            model.kinetic_energy(T)
+        for cn in c._connectors:
+            for i in range(len(cn.flows)):
+                key = (id(cn), i)
+                d = declared.get(key)
+                if d is None:
+                    continue
+                if key in energy_flow and use_energy:
+                    d = d - energy_flow[key]
+                    if _structurally_zero(d) or ca.simplify(d).is_zero():
+                        continue
+                fs.append(d)
+                vals.append(node_val[root_of(cn, i)])
+        for Q, cph in c._gforces:
+            q = S.get(cph) if S.has(cph) else None
+            if q is None or not q.is_symbolic():
+                P.append(f"{c.path}: generalized force on {cph}, which is not a coordinate of "
+                         "this component")
+                continue
+            model.generalized_force(S.apply([Q])[0], q)
+    if fs and coords.numel():
+        f_all, v_all = S.apply(fs), S.apply(vals)
+        J = ca.jacobian(ca.vertcat(*v_all), coords)
+        Q = -ca.mtimes(J.T, ca.vertcat(*f_all))
+        for j, co in enumerate(model.coords):
+            if not Q[j].is_zero():
+                model.generalized_force(Q[j], co["sym"])
+
+    # ------------------------------------------------------------------ the rest
+    for c in comps:
+        path = c.path
+        for name, e in c._equations:
+            model.equation(S.apply([e])[0], name=f"{path}.{name}")
+        for name, e in c._holonomic:
+            model.holonomic(S.apply([e])[0], name=f"{path}.{name}")
+        for kw in c._contacts:
+            kw = dict(kw)
+            name = f"{path}.{kw.pop('name')}"
+            for key in ("gap", "tangent", "tangent_velocity", "restitution", "friction",
+                        "tangential_restitution"):
+                val = kw.get(key)
+                if isinstance(val, ca.SX):
+                    kw[key] = S.apply([val])[0]
+                elif isinstance(val, (list, tuple)):
+                    kw[key] = S.apply([ca.vertcat(*val)])[0]
+            model.contact(name, **kw)
+    # outputs: every potential and flow, and the components' own
+    unavailable = {}
+    taken = set(model._names)
+
+    def out(name, e):
+        if name in taken:
+            return
+        taken.add(name)
+        e = S.apply([e])[0]
+        if ca.depends_on(e, _UNKNOWN):
+            unavailable[name] = "it is (or depends on) a contact force"
+            return
+        model.output(name, e)
+
+    for c in comps:
+        for cn in c._connectors:
+            for i, p in enumerate(cn.potentials):
+                out(f"{cn.path}.{p}", cn.potential_syms[i])
+            for i, f in enumerate(cn.flows):
+                out(f"{cn.path}.{f}", cn.flow_syms[i])
+        for name, e in c._outputs:
+            out(f"{c.path}.{name}", e)
+    model._unavailable_outputs = unavailable
+    if P:
+        raise ModelError([f"model '{model.name}': {p}" for p in P])
+    # hand-written parts of the model may use component symbols too
+    if S.keys:
+        model.substitute(ca.vertcat(*S.keys), ca.vertcat(*S.vals))
+
+
+def _structurally_zero(e):
+    return e.is_zero() or (e.nnz() == 0)

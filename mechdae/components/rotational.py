@@ -1,0 +1,173 @@
+"""1-D rotational mechanics (Modelica.Mechanics.Rotational names and parameters).
+
+Connector ``Flange``: potential ``phi`` (rad), flow ``tau`` (N m, positive into the
+component). Inertias carry the coordinates (``"<inertia>.phi"``, speed ``"<inertia>.w"``);
+springs and dampers act through their potential energy and virtual work; an IdealGear is a
+kinematic relation (substituted in a tree, a constraint in a loop).
+"""
+from ..dsl.model import der
+from .core import Component, Connector
+
+__all__ = ["Flange", "Inertia", "Spring", "Damper", "SpringDamper", "Fixed", "Torque",
+           "IdealGear", "Position", "AngleSensor", "SpeedSensor", "TorqueSensor"]
+
+
+class Flange(Connector):
+    """Rotational flange: angle ``phi`` (rad), cut torque ``tau`` (N m)."""
+    potentials = ("phi",)
+    flows = ("tau",)
+    domain = "rotational"
+    kind = "Flange"
+
+
+class Inertia(Component):
+    """Rotor ``J phi'' = flange_a.tau + flange_b.tau``. Variables ``phi``, ``w`` (states),
+    ``a``."""
+
+    def __init__(self, name, J=1.0, phi=0.0, w=0.0):
+        super().__init__(name)
+        Jp = self.parameter("J", J)
+        phi = self.coordinate("phi", default=phi, speed="w")
+        a = self.connector(Flange, "flange_a")
+        b = self.connector(Flange, "flange_b")
+        self.define(a, phi)
+        self.define(b, phi)
+        self.kinetic_energy(0.5 * Jp * der(phi) ** 2)
+        self.output("a", (a.tau + b.tau) / Jp)
+
+
+class _Compliant(Component):
+    """Two flanges; ``phi_rel = flange_b.phi - flange_a.phi``, ``w_rel``, torque ``tau``
+    (flange_b.tau)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.flange_a = self.connector(Flange, "flange_a")
+        self.flange_b = self.connector(Flange, "flange_b")
+        self.phi_rel = self.flange_b.phi - self.flange_a.phi
+        self.output("phi_rel", self.phi_rel)
+        self.output("w_rel", der(self.phi_rel))
+
+    def _torque(self, tau_c=None, tau_d=None):
+        tau = (0 if tau_c is None else tau_c) + (0 if tau_d is None else tau_d)
+        self.output("tau", tau)
+        if tau_c is None:
+            self.flow(self.flange_a, -tau)
+            self.flow(self.flange_b, tau)
+        else:
+            self.flow(self.flange_a, -tau, energy=-tau_c)
+            self.flow(self.flange_b, tau, energy=tau_c)
+        if tau_d is not None:
+            self.output("lossPower", tau_d * der(self.phi_rel))
+
+
+class Spring(_Compliant):
+    """Linear torsion spring ``tau = c (phi_rel - phi_rel0)``."""
+
+    def __init__(self, name, c=1.0, phi_rel0=0.0):
+        super().__init__(name)
+        c = self.parameter("c", c)
+        p0 = self.parameter("phi_rel0", phi_rel0)
+        self.potential_energy(0.5 * c * (self.phi_rel - p0) ** 2)
+        self._torque(tau_c=c * (self.phi_rel - p0))
+
+
+class Damper(_Compliant):
+    """Linear damper ``tau = d w_rel``."""
+
+    def __init__(self, name, d=0.0):
+        super().__init__(name)
+        d = self.parameter("d", d)
+        self._torque(tau_d=d * der(self.phi_rel))
+
+
+class SpringDamper(_Compliant):
+    """Spring and damper in parallel ``tau = c (phi_rel - phi_rel0) + d w_rel``."""
+
+    def __init__(self, name, c=1.0, d=0.0, phi_rel0=0.0):
+        super().__init__(name)
+        c = self.parameter("c", c)
+        d = self.parameter("d", d)
+        p0 = self.parameter("phi_rel0", phi_rel0)
+        self.potential_energy(0.5 * c * (self.phi_rel - p0) ** 2)
+        self._torque(c * (self.phi_rel - p0), d * der(self.phi_rel))
+
+
+class Fixed(Component):
+    """Flange fixed at angle ``phi0``."""
+
+    def __init__(self, name, phi0=0.0):
+        super().__init__(name)
+        p0 = self.parameter("phi0", phi0)
+        self.flange = self.connector(Flange, "flange")
+        self.define(self.flange, p0)
+
+
+class Torque(Component):
+    """Torque ``tau`` (constant, expression or function of time) driving the flange in the
+    positive direction (``flange.tau = -tau``)."""
+
+    def __init__(self, name, tau=0.0):
+        super().__init__(name)
+        tv = self.source(tau, self.time)
+        if not callable(tau) and not hasattr(tau, "is_symbolic"):
+            tv = self.parameter("tau", tau)
+        self.flange = self.connector(Flange, "flange")
+        self.output("tau", tv)
+        self.flow(self.flange, -tv)
+
+
+class IdealGear(Component):
+    """Ideal gear ``flange_a.phi = ratio * flange_b.phi``; torques
+    ``ratio * flange_a.tau + flange_b.tau = 0`` (no losses, no inertia)."""
+
+    def __init__(self, name, ratio=1.0):
+        super().__init__(name)
+        r = self.parameter("ratio", ratio)
+        a = self.connector(Flange, "flange_a")
+        b = self.connector(Flange, "flange_b")
+        self.relation(a.phi - r * b.phi, name="gear")
+        self.output("phi_a", a.phi)
+        self.output("phi_b", b.phi)
+
+
+class Position(Component):
+    """Prescribed angle ``flange.phi = phi_ref(t)`` (a program constraint where the flange
+    is also defined by an inertia)."""
+
+    def __init__(self, name, phi_ref=0.0):
+        super().__init__(name)
+        pv = self.source(phi_ref, self.time)
+        if not callable(phi_ref) and not hasattr(phi_ref, "is_symbolic"):
+            pv = self.parameter("phi_ref", phi_ref)
+        self.flange = self.connector(Flange, "flange")
+        self.define(self.flange, pv)
+
+
+class AngleSensor(Component):
+    """Ideal sensor: output ``phi`` (no torque)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.flange = self.connector(Flange, "flange")
+        self.output("phi", self.flange.phi)
+
+
+class SpeedSensor(Component):
+    """Ideal sensor: output ``w = der(flange.phi)`` (no torque)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.flange = self.connector(Flange, "flange")
+        self.output("w", der(self.flange.phi))
+
+
+class TorqueSensor(Component):
+    """Rigid connection measuring the torque ``tau = flange_a.tau`` transmitted a -> b."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        a = self.connector(Flange, "flange_a")
+        b = self.connector(Flange, "flange_b")
+        self.relation(b.phi - a.phi, name="rigid")
+        self.output("tau", a.tau)

@@ -1,0 +1,163 @@
+"""1-D translational mechanics (Modelica.Mechanics.Translational names and parameters).
+
+Connector ``Flange``: potential ``s`` (m), flow ``f`` (N, positive into the component).
+Masses carry the coordinates (``"<mass>.s"``, speed ``"<mass>.v"``); springs and dampers
+act through their potential energy and virtual work; Fixed and Position fix potentials.
+"""
+from ..dsl.model import der
+from .core import Component, Connector
+
+__all__ = ["Flange", "Mass", "Spring", "Damper", "SpringDamper", "Fixed", "Force", "Position",
+           "PositionSensor", "SpeedSensor", "ForceSensor"]
+
+
+class Flange(Connector):
+    """Translational flange: position ``s`` (m), cut force ``f`` (N)."""
+    potentials = ("s",)
+    flows = ("f",)
+    domain = "translational"
+    kind = "Flange"
+
+
+class Mass(Component):
+    """Sliding mass of length ``L``: ``m s'' = flange_a.f + flange_b.f``; flanges at
+    ``s -+ L/2``. Variables ``s``, ``v`` (states), ``a``."""
+
+    def __init__(self, name, m=1.0, L=0.0, s=0.0, v=0.0):
+        super().__init__(name)
+        mass = self.parameter("m", m)
+        L = self.parameter("L", L)
+        s = self.coordinate("s", default=s, speed="v")
+        self.v0 = v
+        a = self.connector(Flange, "flange_a")
+        b = self.connector(Flange, "flange_b")
+        self.define(a, s - L / 2)
+        self.define(b, s + L / 2)
+        self.kinetic_energy(0.5 * mass * der(s) ** 2)
+        self.output("a", (a.f + b.f) / mass)
+
+
+class _Compliant(Component):
+    """Two flanges; ``s_rel = flange_b.s - flange_a.s``, ``v_rel``, force ``f`` (flange_b.f)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.flange_a = self.connector(Flange, "flange_a")
+        self.flange_b = self.connector(Flange, "flange_b")
+        self.s_rel = self.flange_b.s - self.flange_a.s
+        self.output("s_rel", self.s_rel)
+        self.output("v_rel", der(self.s_rel))
+
+
+class Spring(_Compliant):
+    """Linear spring ``f = c (s_rel - s_rel0)`` (potential energy ``c/2 (s_rel - s_rel0)^2``)."""
+
+    def __init__(self, name, c=1.0, s_rel0=0.0):
+        super().__init__(name)
+        c = self.parameter("c", c)
+        s0 = self.parameter("s_rel0", s_rel0)
+        f = c * (self.s_rel - s0)
+        self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
+        self.output("f", f)
+        self.flow(self.flange_a, -f, energy=True)
+        self.flow(self.flange_b, f, energy=True)
+
+
+class Damper(_Compliant):
+    """Linear damper ``f = d v_rel``; ``lossPower = f v_rel``."""
+
+    def __init__(self, name, d=0.0):
+        super().__init__(name)
+        d = self.parameter("d", d)
+        v_rel = der(self.s_rel)
+        f = d * v_rel
+        self.output("f", f)
+        self.output("lossPower", f * v_rel)
+        self.flow(self.flange_a, -f)
+        self.flow(self.flange_b, f)
+
+
+class SpringDamper(_Compliant):
+    """Spring and damper in parallel: ``f = c (s_rel - s_rel0) + d v_rel``."""
+
+    def __init__(self, name, c=1.0, d=0.0, s_rel0=0.0):
+        super().__init__(name)
+        c = self.parameter("c", c)
+        d = self.parameter("d", d)
+        s0 = self.parameter("s_rel0", s_rel0)
+        v_rel = der(self.s_rel)
+        f_c = c * (self.s_rel - s0)
+        f_d = d * v_rel
+        self.output("f", f_c + f_d)
+        self.output("lossPower", f_d * v_rel)
+        self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
+        # the spring part enters through the potential energy, the damper part through
+        # virtual work
+        self.flow(self.flange_a, -(f_c + f_d), energy=-f_c)
+        self.flow(self.flange_b, f_c + f_d, energy=f_c)
+
+
+class Fixed(Component):
+    """Flange fixed at ``s0``."""
+
+    def __init__(self, name, s0=0.0):
+        super().__init__(name)
+        s0 = self.parameter("s0", s0)
+        self.flange = self.connector(Flange, "flange")
+        self.define(self.flange, s0)
+
+
+class Force(Component):
+    """Force ``f`` (a constant, an expression or a function of time ``f(t)``) acting on the
+    flange in the positive direction (``flange.f = -f``)."""
+
+    def __init__(self, name, f=0.0):
+        super().__init__(name)
+        fv = self.source(f, self.time)
+        if not callable(f) and not hasattr(f, "is_symbolic"):
+            fv = self.parameter("f", f)
+        self.flange = self.connector(Flange, "flange")
+        self.output("f", fv)
+        self.flow(self.flange, -fv)
+
+
+class Position(Component):
+    """Prescribed position ``flange.s = s_ref(t)`` (a program constraint where the flange is
+    also defined by a mass: stabilized like every holonomic constraint)."""
+
+    def __init__(self, name, s_ref=0.0):
+        super().__init__(name)
+        sv = self.source(s_ref, self.time)
+        if not callable(s_ref) and not hasattr(s_ref, "is_symbolic"):
+            sv = self.parameter("s_ref", s_ref)
+        self.flange = self.connector(Flange, "flange")
+        self.define(self.flange, sv)
+
+
+class PositionSensor(Component):
+    """Ideal sensor: output ``s`` of the flange (no force)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.flange = self.connector(Flange, "flange")
+        self.output("s", self.flange.s)
+
+
+class SpeedSensor(Component):
+    """Ideal sensor: output ``v = der(flange.s)`` (no force)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.flange = self.connector(Flange, "flange")
+        self.output("v", der(self.flange.s))
+
+
+class ForceSensor(Component):
+    """Rigid connection measuring the force ``f = flange_a.f`` transmitted from a to b."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        a = self.connector(Flange, "flange_a")
+        b = self.connector(Flange, "flange_b")
+        self.relation(b.s - a.s, name="rigid")
+        self.output("f", a.f)

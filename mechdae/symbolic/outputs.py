@@ -1,0 +1,72 @@
+"""Named outputs: expressions of the model's symbols and constraint multipliers.
+
+``Model.output(name, expr)`` declares them; compile() turns them into one Function
+``outputs(q, u, v, z, t, p, w, lam) -> y`` (``lam``: every constraint multiplier row, in
+the System's constraint order), evaluated along a run by :class:`mechdae.Result`. The
+acausal layer uses them for every connector potential and flow (a flow through a rigid
+connection is a multiplier, the cut force).
+"""
+import casadi as ca
+
+__all__ = ["derive_outputs", "attach_outputs"]
+
+
+def derive_outputs(model, d):
+    """``(expr (n_out x 1), lam symbols (m + k), names, problems)`` for ``model``'s outputs."""
+    P = []
+    names = [n for n, _ in model.outputs]
+    lam = []
+    known = {}
+    for cname, rows in list(d.hol) + list(d.nonhol):
+        for r in range(rows):
+            s = model._multipliers.get((cname, r))
+            if s is None:
+                s = ca.SX.sym(f"lambda({cname})[{r}]")
+            known[(cname, r)] = s
+            lam.append(s)
+    for (cname, r), s in model._multipliers.items():
+        if (cname, r) not in known:
+            P.append(f"multiplier of '{cname}' row {r}: the model has no such constraint row "
+                     f"(constraints: {', '.join(n for n, _ in d.hol + d.nonhol) or 'none'})")
+    lam = ca.vertcat(*lam) if lam else ca.SX(0, 1)
+    if not names:
+        return ca.SX(0, 1), lam, names, P
+    expr = ca.vertcat(*[e for _, e in model.outputs])
+    sub_from = [c["rate"] for c in model.coords if c["name"] in model.kinematics_]
+    if sub_from:
+        sub_to = [model.kinematics_[c["name"]] for c in model.coords
+                  if c["name"] in model.kinematics_]
+        expr = ca.substitute(expr, ca.vertcat(*sub_from), ca.vertcat(*sub_to))
+    allowed = ca.vertcat(d.q, d.u, d.v, d.z, d.t, d.p, d.w, lam)
+    free = set(s.element_hash() for s in ca.symvar(expr)) - \
+        set(s.element_hash() for s in ca.symvar(allowed)) if allowed.numel() else \
+        set(s.element_hash() for s in ca.symvar(expr))
+    if free:
+        bad = [str(s) for s in ca.symvar(expr) if s.element_hash() in free]
+        owners = []
+        for i, (n, e) in enumerate(model.outputs):
+            if any(str(s) in bad for s in ca.symvar(e)):
+                owners.append(n)
+                if len(owners) >= 5:
+                    break
+        P.append(f"outputs {', '.join(repr(o) for o in owners)}: use symbol(s) "
+                 f"{', '.join(repr(b) for b in bad[:8])} that are not states, parameters, inputs "
+                 "or multipliers of the compiled model (an output may not use the highest "
+                 "derivative of a variable or an acceleration)")
+    return expr, lam, names, P
+
+
+def attach_outputs(system, d, expr, lam, names):
+    """Add the ``outputs`` Function and ``output_names`` to a compiled System."""
+    system.output_names = list(names)
+    system._output_index = {n: i for i, n in enumerate(names)}
+    f = ca.Function("outputs", [d.q, d.u, d.v, d.z, d.t, d.p, d.w, lam], [expr],
+                    ["q", "u", "v", "z", "t", "p", "w", "lam"], ["y"])
+    system.functions["outputs"] = f
+    # which outputs need the multipliers (the others are evaluated for every method)
+    if lam.numel() and expr.numel():
+        sp = ca.jacobian(expr, lam).sparsity()
+        rows = set(sp.row())
+        system._output_uses_lam = [i in rows for i in range(len(names))]
+    else:
+        system._output_uses_lam = [False] * len(names)
