@@ -306,9 +306,6 @@ class Component:
             owner = self.parent.path if self.parent is not None else f"model '{self.model.name}'"
             raise ModelError(f"component '{self.name}' is already part of {owner}; create a new "
                              "instance for each use")
-        if any(c.name == self.name for c in model.components):
-            raise ModelError(f"model '{model.name}': two components named '{self.name}'; names "
-                             "must be unique")
         self.model = model
 
     def _flatten_model(self, model):

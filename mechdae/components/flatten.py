@@ -290,11 +290,9 @@ def flatten(model):
     def is_general(e):
         return bool(_hashes(e) & gen_h)
 
-    for r in rels:
-        if r["role"] != "constraint":
-            continue
+    crels = [r for r in rels if r["role"] == "constraint"]
+    for r, phi in zip(crels, S.apply([r["phi"] for r in crels])):
         name = f"{r['comp'].path}.{r['name']}"
-        phi = S.apply([r["phi"]])[0]
         if phi.numel() == 0:
             continue
         if is_general(phi):
@@ -307,8 +305,9 @@ def flatten(model):
             lam = ca.vertcat(*[model.multiplier(name, j) for j in range(phi.numel())])
         lam_of[id(r)] = lam
     sec_lam = []
-    for c, cn, i, e, root, name in secondary:
-        phi = S.apply([e - node_val[root]])[0]
+    for (c, cn, i, e, root, name), phi in zip(secondary,
+                                              S.apply([e - node_val[root_]
+                                                       for _, _, _, e, root_, _ in secondary])):
         if is_general(phi):
             lam = model.variable(f"{name}.lambda")
             general.append(lam)
@@ -378,10 +377,12 @@ def flatten(model):
     derivatives()
 
     # balance of flows at general nodes
-    for root, lst in members.items():
-        if root in defined_roots or any(r.get("root") == root for r in rels):
-            continue
-        bal = S.apply([sum((cn.flow_syms[i] for cn, i in lst), ca.SX(0))])[0]
+    rel_roots = {r.get("root") for r in rels}
+    groots = [root for root in members if root not in defined_roots and root not in rel_roots]
+    bals = S.apply([sum((cn.flow_syms[i] for cn, i in members[root]), ca.SX(0))
+                    for root in groots])
+    for root, bal in zip(groots, bals):
+        lst = members[root]
         if ca.depends_on(bal, _UNKNOWN):
             raise ModelError(f"model '{model.name}': node {node_name(root)}: a contact force acts "
                              "at a node without inertia; connect the contact element to a mass "
@@ -397,12 +398,16 @@ def flatten(model):
     # ------------------------------------------------------------------ mechanics
     coords = ca.vertcat(*[co["sym"] for co in model.coords]) if model.coords else ca.SX(0, 1)
     fs, vals = [], []
-    for c in comps:
-        V = S.apply(c._V)
+    allV = S.apply([ca.vertcat(*c._V) if c._V else ca.SX(0, 1) for c in comps])
+    allT = S.apply([ca.vertcat(*c._T) if c._T else ca.SX(0, 1) for c in comps])
+    gf_all = S.apply([Q for c in comps for Q, _ in c._gforces])
+    gf_k = 0
+    for c, Vc, Tc in zip(comps, allV, allT):
+        V = ca.vertsplit(Vc) if Vc.numel() else []
         use_energy = not any(is_general(v) for v in V)
         for v in V if use_energy else []:
             model.potential_energy(v)
-        for T in S.apply(c._T):
+        for T in ca.vertsplit(Tc) if Tc.numel() else []:
             if is_general(T):
                 P.append(f"{c.path}: kinetic energy depends on a general variable (a node without "
                          "inertia); connect the inertia to a defined node")
@@ -420,12 +425,14 @@ def flatten(model):
                 fs.append(d)
                 vals.append(node_val[root_of(cn, i)])
         for Q, cph in c._gforces:
+            Qs = gf_all[gf_k]
+            gf_k += 1
             q = S.get(cph) if S.has(cph) else None
             if q is None or not q.is_symbolic():
                 P.append(f"{c.path}: generalized force on {cph}, which is not a coordinate of "
                          "this component")
                 continue
-            model.generalized_force(S.apply([Q])[0], q)
+            model.generalized_force(Qs, q)
     if fs and coords.numel():
         f_all, v_all = S.apply(fs), S.apply(vals)
         J = ca.jacobian(ca.vertcat(*v_all), coords)
@@ -435,12 +442,14 @@ def flatten(model):
                 model.generalized_force(Q[j], co["sym"])
 
     # ------------------------------------------------------------------ the rest
+    eqs = [(f"{c.path}.{name}", e) for c in comps for name, e in c._equations]
+    for (name, _), e in zip(eqs, S.apply([e for _, e in eqs])):
+        model.equation(e, name=name)
+    hols = [(f"{c.path}.{name}", e) for c in comps for name, e in c._holonomic]
+    for (name, _), e in zip(hols, S.apply([e for _, e in hols])):
+        model.holonomic(e, name=name)
     for c in comps:
         path = c.path
-        for name, e in c._equations:
-            model.equation(S.apply([e])[0], name=f"{path}.{name}")
-        for name, e in c._holonomic:
-            model.holonomic(S.apply([e])[0], name=f"{path}.{name}")
         for kw in c._contacts:
             kw = dict(kw)
             name = f"{path}.{kw.pop('name')}"
@@ -455,16 +464,12 @@ def flatten(model):
     # outputs: every potential and flow, and the components' own
     unavailable = {}
     taken = set(model._names)
+    outs = []
 
     def out(name, e):
-        if name in taken:
-            return
-        taken.add(name)
-        e = S.apply([e])[0]
-        if ca.depends_on(e, _UNKNOWN):
-            unavailable[name] = "it is (or depends on) a contact force"
-            return
-        model.output(name, e)
+        if name not in taken:
+            taken.add(name)
+            outs.append((name, e))
 
     for c in comps:
         for cn in c._connectors:
@@ -474,6 +479,15 @@ def flatten(model):
                 out(f"{cn.path}.{f}", cn.flow_syms[i])
         for name, e in c._outputs:
             out(f"{c.path}.{name}", e)
+    out_vals = S.apply([e for _, e in outs])
+    unk_rows = set()
+    if out_vals:
+        unk_rows = set(ca.jacobian(ca.vertcat(*out_vals), _UNKNOWN).sparsity().row())
+    for k, ((name, _), e) in enumerate(zip(outs, out_vals)):
+        if k in unk_rows:
+            unavailable[name] = "it is (or depends on) a contact force"
+        else:
+            model.output(name, e)
     model._unavailable_outputs = unavailable
     if P:
         raise ModelError([f"model '{model.name}': {p}" for p in P])

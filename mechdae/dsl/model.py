@@ -243,6 +243,7 @@ class Model:
         self.outputs = []         # (name, scalar SX): named outputs (may use multipliers)
         self._multipliers = {}    # (constraint, row) -> SX symbol
         self.components = []      # acausal components added with add()
+        self._component_names = set()
         self.connections = []     # tuples of connectors joined with connect()
         self._flattened = False
         self._names = {}
@@ -633,8 +634,14 @@ class Model:
             raise TypeError(f"Model.add(): {component!r} is not a component; add instances of "
                             "mechdae.Component subclasses (mechdae.components.translational, "
                             "rotational, electrical, ...)")
+        name = getattr(component, "name", None)
+        if name in self._component_names:
+            from ..errors import ModelError
+            raise ModelError(f"model '{self.name}': two components named '{name}'; names must "
+                             "be unique")
         attach(self)
         self.components.append(component)
+        self._component_names.add(name)
         return component
 
     def connect(self, *connectors):

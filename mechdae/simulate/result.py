@@ -123,9 +123,20 @@ class Result:
                 rows.append(lam)
             L = np.hstack(rows).T if rows else np.zeros((0, N))
             f = sysm.functions["outputs"]
-            Y = np.array(f.map(N)(self.q.T, self.v.T, self.x.T, self.zalg.T, self.t[None, :],
-                                  np.asarray(self.params, float).reshape(-1, 1),
-                                  self.w if self.w is not None else np.zeros((0, N)), L))
+            P = np.asarray(self.params, float).reshape(-1, 1)
+            W = self.w if self.w is not None else np.zeros((0, N))
+            nhd = getattr(sysm, "nhd", 0)
+            HD = np.zeros((nhd, N))
+            if nhd:
+                # highest derivatives of the general variables: J (hd, z) + F0 = 0
+                n = nhd + sysm.nz
+                J, F0 = sysm.functions["extras"].map(N)(self.q.T, self.v.T, self.x.T,
+                                                        self.t[None, :], P, W)
+                J = np.array(J).reshape(n, N, n).transpose(1, 0, 2)
+                sol = np.linalg.solve(J, -np.array(F0).T[:, :, None])[:, :, 0]
+                HD = sol[:, :nhd].T
+            Y = np.array(f.map(N)(self.q.T, self.v.T, self.x.T, HD, self.zalg.T,
+                                  self.t[None, :], P, W, L))
             cache = self._out_cache = (Y, missing)
         Y, missing = cache
         if missing and sysm._output_uses_lam[idx]:

@@ -370,5 +370,9 @@ def derive(model):
 
 
 def _is_zero_col(M, i):
+    """Whether column ``i`` of ``M`` has no structurally or symbolically nonzero entry
+    (reads only the stored entries: linear in the number of nonzeros of the column)."""
     col = M[:, i]
-    return all(col[j].is_zero() for j in range(col.numel()))
+    if col.nnz() == 0:
+        return True
+    return all(e.is_zero() for e in col.nonzeros())

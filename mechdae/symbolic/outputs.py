@@ -37,7 +37,7 @@ def derive_outputs(model, d):
         sub_to = [model.kinematics_[c["name"]] for c in model.coords
                   if c["name"] in model.kinematics_]
         expr = ca.substitute(expr, ca.vertcat(*sub_from), ca.vertcat(*sub_to))
-    allowed = ca.vertcat(d.q, d.u, d.v, d.z, d.t, d.p, d.w, lam)
+    allowed = ca.vertcat(d.q, d.u, d.v, _hd(d), d.z, d.t, d.p, d.w, lam)
     free = set(s.element_hash() for s in ca.symvar(expr)) - \
         set(s.element_hash() for s in ca.symvar(allowed)) if allowed.numel() else \
         set(s.element_hash() for s in ca.symvar(expr))
@@ -56,12 +56,18 @@ def derive_outputs(model, d):
     return expr, lam, names, P
 
 
+def _hd(d):
+    """Highest derivatives of the general variables (solved with the algebraic ones)."""
+    hd = getattr(d, "hd", None)
+    return hd if hd is not None else ca.SX(0, 1)
+
+
 def attach_outputs(system, d, expr, lam, names):
     """Add the ``outputs`` Function and ``output_names`` to a compiled System."""
     system.output_names = list(names)
     system._output_index = {n: i for i, n in enumerate(names)}
-    f = ca.Function("outputs", [d.q, d.u, d.v, d.z, d.t, d.p, d.w, lam], [expr],
-                    ["q", "u", "v", "z", "t", "p", "w", "lam"], ["y"])
+    f = ca.Function("outputs", [d.q, d.u, d.v, _hd(d), d.z, d.t, d.p, d.w, lam], [expr],
+                    ["q", "u", "v", "hd", "z", "t", "p", "w", "lam"], ["y"])
     system.functions["outputs"] = f
     # which outputs need the multipliers (the others are evaluated for every method)
     if lam.numel() and expr.numel():
