@@ -17,6 +17,8 @@ body points (``Q_u = (dv_P/du)^T F``).  Constraints: ``phi(q, t)``, ``G = dphi/d
 ``psi = A u + b``.  Everything is CasADi SX, differentiated with jacobian/jtimes; no
 symbolic inverse of ``M`` is formed.
 """
+import time as _time
+
 import casadi as ca
 
 from ..dsl.model import _info
@@ -280,7 +282,10 @@ def derive(model):
     d.F = F
     allvars = d.v
     _mech_vars = [(label, e) for label, e in (("mass matrix", d.M), ("generalized forces", d.h))]
-    if reduce_general(model, d, F, row_names, row_owner, P):
+    _t_red = _time.perf_counter()
+    _reduced = reduce_general(model, d, F, row_names, row_owner, P)
+    d.t_index_reduction = _time.perf_counter() - _t_red
+    if _reduced:
         stabilize_general(d, None, None, P)
         # the mechanics may use the states and algebraic variables, not the solved rates
         known = {s.element_hash() for s in ca.symvar(ca.vertcat(d.v, d.z))} if \

@@ -1,0 +1,134 @@
+"""Acausal components: compile and simulation cost against the same model written by hand.
+
+1. A chain of ``n`` Mass + Spring components (a Fixed wall, then spring, mass, spring,
+   mass, ...) against the same chain written as one DSL Model (coordinates, kinetic and
+   potential energy). Flattening and alias elimination must leave no extra states: the
+   two Systems have the same coordinates, and the cost per right-hand side (and per
+   simulation) is the same. Target: compile (build + flatten + compile) within 2x of the
+   hand-written model.
+2. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
+   flat equations per component) through every stage: component construction, flattening
+   (alias elimination included), index reduction, derivation; the growth exponent between
+   sizes. Target: 1,000 components in under 10 s.
+
+Usage::
+
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_components.py [--quick]
+"""
+import argparse
+import os
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import mechdae as md  # noqa: E402
+from mechdae.components import electrical as el, translational as tr  # noqa: E402
+
+
+def chain_components(n, c=100.0, mass=1.0, damper=0.0):
+    m = md.Model("chain")
+    prev = m.add(tr.Fixed("wall")).flange
+    for i in range(n):
+        if damper:
+            sp = m.add(tr.SpringDamper(f"s{i}", c=c, d=damper))
+        else:
+            sp = m.add(tr.Spring(f"s{i}", c=c))
+        ms = m.add(tr.Mass(f"m{i}", m=mass))
+        m.connect(prev, sp.flange_a)
+        m.connect(sp.flange_b, ms.flange_a)
+        prev = ms.flange_b
+    return m
+
+
+def chain_by_hand(n, c=100.0, mass=1.0):
+    m = md.Model("chain")
+    xs = [m.coordinates(f"m{i}.s", speeds=f"m{i}.v") for i in range(n)]
+    prev = 0.0
+    for i, x in enumerate(xs):
+        cp = m.parameter(f"s{i}.c", c)
+        mp = m.parameter(f"m{i}.m", mass)
+        m.kinetic_energy(0.5 * mp * md.der(x) ** 2)
+        m.potential_energy(0.5 * cp * (x - prev) ** 2)
+        prev = x
+    return m
+
+
+def rc_ladder(N):
+    m = md.Model("rc")
+    src = m.add(el.VoltageSource("src", V=1.0))
+    g = m.add(el.Ground("gnd"))
+    m.connect(src.n, g.p)
+    prev = src.p
+    for i in range(max(1, (N - 2) // 2)):
+        R = m.add(el.Resistor(f"R{i}", R=1.0))
+        C = m.add(el.Capacitor(f"C{i}", C=1e-3))
+        m.connect(prev, R.p)
+        m.connect(R.n, C.p)
+        m.connect(C.n, g.p)
+        prev = R.n
+    return m
+
+
+def best(f, repeat):
+    out, t = None, np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = f()
+        t = min(t, time.perf_counter() - t0)
+    return t, out
+
+
+def compare_chain(n, repeat=3):
+    t_comp, s_comp = best(lambda: chain_components(n).compile(stabilization=None), repeat)
+    t_hand, s_hand = best(lambda: chain_by_hand(n).compile(stabilization=None), repeat)
+    assert s_comp.nq == s_hand.nq == n and s_comp.nv == s_comp.nz == 0
+    q0 = {f"m{i}.s": 0.01 * (i + 1) for i in range(n)}
+    r1 = s_comp.simulate(1.0, q0=q0, stabilization=None)      # builds the integrator
+    r2 = s_hand.simulate(1.0, q0=q0, stabilization=None)
+    t_sc, r1 = best(lambda: s_comp.simulate(1.0, q0=q0), repeat)
+    t_sh, r2 = best(lambda: s_hand.simulate(1.0, q0=q0), repeat)
+    dev = np.abs(r1.q - r2.q).max()
+    print(f"chain of {n} Mass+Spring: compile components {t_comp * 1e3:7.1f} ms, by hand "
+          f"{t_hand * 1e3:7.1f} ms, ratio {t_comp / t_hand:5.2f} (target <= 2)")
+    print(f"   simulate 1 s: components {t_sc * 1e3:7.1f} ms ({r1.stats['n_rhs']} rhs), by hand "
+          f"{t_sh * 1e3:7.1f} ms ({r2.stats['n_rhs']} rhs), ratio {t_sc / t_sh:5.2f}; "
+          f"states {s_comp.nq}+{s_comp.nu} vs {s_hand.nq}+{s_hand.nu}; max |dq| {dev:.1e}")
+
+
+def stages(kind, N):
+    t0 = time.perf_counter()
+    m = chain_components(N // 2, damper=0.5) if kind == "msd" else rc_ladder(N)
+    t1 = time.perf_counter()
+    m.flatten()
+    s = m.compile()
+    t2 = time.perf_counter()
+    st = s.compile_stats
+    n_eq = len(m.equations) + len(m.holonomic_) + s.nq + len(m.outputs)
+    print(f"{kind:4s} {len(m.components):6d} components ({n_eq:6d} flat equations and "
+          f"outputs): build {t1 - t0:6.2f} s  flatten {st['flatten']:6.2f} s (alias "
+          f"elimination {st['alias_elimination']:5.2f} s, {st['aliases_eliminated']} "
+          f"potentials eliminated)  index reduction {st['index_reduction']:6.2f} s  "
+          f"derivation {st['derivation']:6.2f} s  total {t2 - t0:6.2f} s  "
+          f"(states {s.nq + s.nu + s.nv}, algebraic {s.nz})")
+    return t2 - t0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    print(f"mechdae {md.__version__}; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
+    compare_chain(30, repeat=1 if args.quick else 3)
+    sizes = [100, 300] if args.quick else [100, 300, 1000]
+    for kind in ("msd", "rc"):
+        ts = [stages(kind, N) for N in sizes]
+        k = np.polyfit(np.log(sizes), np.log(ts), 1)[0]
+        print(f"   {kind}: total time grows as N^{k:.2f} over N = {sizes}; "
+              f"{'OK' if ts[-1] < 10 or sizes[-1] < 1000 else 'SLOW'} (target: 1,000 components < 10 s)")
+
+
+if __name__ == "__main__":
+    main()
