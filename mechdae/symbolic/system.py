@@ -46,7 +46,23 @@ class System:
         ``M(q,p)``, ``h(q,u,v,z,t,p,w)``, ``phi(q,t,p)``, ``G(q,t,p)``, ``psi(q,u,t,p)``,
         ``A(q,t,p)``, ``constraints(q,u,t,p) -> (y, z, C, c)``, ``kinematics(q,u,p)``,
         ``energy(q,u,t,p) -> (T, V)``, ``gap(q,t,p)``, ``W(q,t,p)``, ``Wt(q,t,p)``,
-        ``Wdot_u(q,u,t,p)``, ``extras(q,u,v,t,p,w) -> (J, F0)``.
+        ``Wdot_u(q,u,t,p)``, ``extras(q,u,v,t,p,w) -> (J, F0)`` (``J (hd, z) + F0 = 0``),
+        ``extras_solve(q,u,v,t,p,w) -> (vd, z)``, ``general_constraints(q,u,v,t,p) -> (g,
+        Gv)`` (hidden constraints of the general equations and their Jacobian in ``v``),
+        ``general_residuals(q,u,v,t,p) -> e`` (residuals of the differentiated equations).
+    v_names, hd_names : list of str
+        States of the general equations (``"x"``, ``"der(x)"``, ... up to one below the
+        highest order) and the highest derivatives solved at each instant.
+    dae : mechdae.symbolic.dae.Structure or None
+        Structural analysis of the general equations: ``c`` (times each equation is
+        differentiated), ``d`` (highest order of each variable), ``index``.
+    general_constraints : list of str
+        Equations whose hidden constraints are stabilized: ``m_g`` differentiated twice
+        (holonomic-like) then ``k_g`` once (nonholonomic-like); ``general_hidden`` names
+        every hidden constraint row (``"rod"``, ``"der(rod)"``).
+    H_g, K_g : ndarray
+        Compiled gains of those rows (``z' = H_g y + K_g z``); ``simulate(stabilization=)``
+        overrides the mechanical gains ``H, K`` only.
     compile_time : float
         Seconds spent in compile().
     """
