@@ -146,6 +146,7 @@ class Component:
         self._contacts = []      # dict of Model.contact arguments
         self._outputs = []       # (local name, expr)
         self._problems = []
+        self._connections = []   # tuples of connectors joined inside this component
 
     # ------------------------------------------------------------------ path
     @property
@@ -210,6 +211,14 @@ class Component:
         component.parent = self
         self._children.append(component)
         return component
+
+    def connect(self, *connectors):
+        """Join connectors inside this component (as :meth:`Model.connect`): the
+        connections of a hierarchical component's parts."""
+        if not connectors:
+            raise TypeError(f"{self.path}.connect(): give the connectors to join")
+        connectors[0]._check_connect(connectors)
+        self._connections.append(tuple(connectors))
 
     def _pot(self, connector, exprs):
         if not isinstance(connector, Connector):

@@ -114,7 +114,8 @@ def flatten(model):
         P.extend(f"{c.path}: {p}" if not p.startswith(c.path) else p for p in c._problems)
     conns = [cn for c in comps for cn in c._connectors]
     owned = {id(cn) for cn in conns}
-    for tup in model.connections:
+    connections = list(model.connections) + [t for c in comps for t in c._connections]
+    for tup in connections:
         for cn in tup:
             if id(cn) not in owned:
                 P.append(f"connect(): {cn.describe()} belongs to a component that is not part "
@@ -148,7 +149,7 @@ def flatten(model):
         for i, ph in enumerate(cn.potential_syms):
             uf.add((id(cn), i))
             pot_of[ph.element_hash()] = (cn, i)
-    for tup in model.connections:
+    for tup in connections:
         for i in range(len(tup[0].potentials)):
             for cn in tup[1:]:
                 uf.union((id(tup[0]), i), (id(cn), i))

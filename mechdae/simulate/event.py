@@ -326,8 +326,9 @@ class ModeSet:
         o.update(opts)
         grid = [j / K for j in range(1, K + 1)]
         tag = "m" + mode.replace("+", "p").replace("-", "m")
-        Ik = ca.integrator(f"{system.name}_{tag}_win", "cvodes", dae, 0.0, grid, o)
-        I1 = ca.integrator(f"{system.name}_{tag}_shoot", "cvodes", dae, 0.0, [1.0], o)
+        from .smooth import casadi_name
+        Ik = ca.integrator(f"{casadi_name(system.name)}_{tag}_win", "cvodes", dae, 0.0, grid, o)
+        I1 = ca.integrator(f"{casadi_name(system.name)}_{tag}_shoot", "cvodes", dae, 0.0, [1.0], o)
         x0 = ca.MX.sym("x0", nx)
         Ps = ca.MX.sym("Ps", nP)
         X = Ik(x0=x0, p=Ps)["xf"]

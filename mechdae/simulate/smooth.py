@@ -19,6 +19,13 @@ from .result import Result
 __all__ = ["simulate_smooth", "integrator_dae", "stabilization_matrices"]
 
 
+def casadi_name(name):
+    """``name`` as a valid CasADi Function name (letters, digits, single underscores)."""
+    import re
+    out = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", str(name))).strip("_")
+    return out if out and out[0].isalpha() else f"m_{out}"
+
+
 def stabilization_matrices(system, stabilization):
     """``(H, K, projection)`` for a simulate-time override (``"compiled"``: the System's)."""
     from ..stabilization import resolve, _Zero
@@ -68,7 +75,7 @@ def _get_integrator(system, specs, grid, method, rtol, atol, opts):
         o = dict(abstol=atol, reltol=rtol, max_num_steps=200000)
         o.update(opts)
         plugin = "idas" if method == "idas" else "cvodes"
-        F = ca.integrator(f"{system.name}_{plugin}", plugin, dae, 0.0, list(grid), o)
+        F = ca.integrator(f"{casadi_name(system.name)}_{plugin}", plugin, dae, 0.0, list(grid), o)
         system._integrators[key] = F
     return F
 
