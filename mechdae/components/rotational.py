@@ -9,7 +9,8 @@ from ..dsl.model import der
 from .core import Component, Connector
 
 __all__ = ["Flange", "Inertia", "Spring", "Damper", "SpringDamper", "Fixed", "Torque",
-           "IdealGear", "Position", "AngleSensor", "SpeedSensor", "TorqueSensor"]
+           "IdealGear", "Position", "AngleSensor", "SpeedSensor", "TorqueSensor",
+           "BearingFriction", "Brake", "Clutch"]
 
 
 class Flange(Connector):
@@ -171,3 +172,6 @@ class TorqueSensor(Component):
         b = self.connector(Flange, "flange_b")
         self.relation(b.phi - a.phi, name="rigid")
         self.output("tau", a.tau)
+
+
+from .friction import BearingFriction, Brake, Clutch  # noqa: E402,F401

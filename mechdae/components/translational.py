@@ -8,7 +8,7 @@ from ..dsl.model import der
 from .core import Component, Connector
 
 __all__ = ["Flange", "Mass", "Spring", "Damper", "SpringDamper", "Fixed", "Force", "Position",
-           "PositionSensor", "SpeedSensor", "ForceSensor"]
+           "PositionSensor", "SpeedSensor", "ForceSensor", "Stop", "MassWithStopAndFriction"]
 
 
 class Flange(Connector):
@@ -161,3 +161,6 @@ class ForceSensor(Component):
         b = self.connector(Flange, "flange_b")
         self.relation(b.s - a.s, name="rigid")
         self.output("f", a.f)
+
+
+from .friction import Stop, MassWithStopAndFriction  # noqa: E402,F401
