@@ -109,6 +109,14 @@ def derive(model):
                      "parameter(), input(), variable() or rigid_body()")
         return not bad
 
+    def check_symbols_quiet(e):
+        for s in ca.symvar(e):
+            if s.element_hash() not in allowed:
+                info = _info(s)
+                if info is None or info.model_id != mid:
+                    return False
+        return True
+
     def depends(e, x):
         return x.numel() > 0 and e.numel() > 0 and ca.depends_on(e, x)
 
@@ -270,8 +278,11 @@ def derive(model):
     # structural analysis (Pantelides), index reduction, hidden constraints; the
     # stabilization gains of the hidden constraints are applied by compile_model
     rows, row_names, row_owner = [], [], []
+    # one membership pass over all equations; per equation only to name a culprit
+    if model.equations and not check_symbols_quiet(_vc([e for _, e in model.equations])):
+        for name, e in model.equations:
+            check_symbols(f"equation '{name}'", e)
     for name, e in model.equations:
-        check_symbols(f"equation '{name}'", e)
         e = sub(e)
         n = int(e.numel())
         for r in range(n):

@@ -104,6 +104,9 @@ def reduce_general(model, d, F, row_names, row_owner, P):
     def sym(j, k):
         if k == 0:
             return variables[j]["sym"]
+        rates = variables[j].get("rates") or []
+        if k <= len(rates):
+            return rates[k - 1]
         return model._variable_rate(variables[j]["name"], k)
 
     # orderings
