@@ -65,6 +65,7 @@ def _hd(d):
 def attach_outputs(system, d, expr, lam, names):
     """Add the ``outputs`` Function and ``output_names`` to a compiled System."""
     system.output_names = list(names)
+    system._output_expr = expr
     system._output_index = {n: i for i, n in enumerate(names)}
     f = ca.Function("outputs", [d.q, d.u, d.v, _hd(d), d.z, d.t, d.p, d.w, lam], [expr],
                     ["q", "u", "v", "hd", "z", "t", "p", "w", "lam"], ["y"])

@@ -1,0 +1,126 @@
+"""The acausal core: alias elimination, flows by Newton's third law, named outputs,
+initial values by potential, hand-written terms mixed with components, late changes."""
+import numpy as np
+import pytest
+
+import mechdae as md
+from mechdae.components import electrical as el
+from mechdae.components import rotational as rot
+from mechdae.components import translational as tr
+
+
+def _oscillator(L=0.2):
+    m = md.Model("osc")
+    mass = m.add(tr.Mass("mass", m=1.0, L=L))
+    spring = m.add(tr.Spring("spring", c=4.0))
+    wall = m.add(tr.Fixed("wall"))
+    m.connect(wall.flange, spring.flange_a)
+    m.connect(spring.flange_b, mass.flange_a)
+    return m
+
+
+def test_oscillator_from_components_is_the_harmonic_oscillator():
+    m = _oscillator()
+    s = m.compile()
+    assert s.q_names == ["mass.s"] and s.u_names == ["mass.v"] and s.nv == s.nz == 0
+    st = m.flatten_stats
+    assert st["general_nodes"] == 0 and st["nodes"] == 3
+    res = s.simulate(2.0, q0={"mass.s": 0.6})          # spring stretched by 0.5 (L/2 = 0.1)
+    t = res.t
+    assert np.allclose(res["spring.s_rel"], 0.5 * np.cos(2 * t), atol=1e-7)
+    # flows: spring pulls the mass back and the wall forward; Newton at the node and mass
+    assert np.allclose(res["spring.f"], 4.0 * res["spring.s_rel"])
+    assert np.allclose(res["mass.flange_a.f"], -res["spring.flange_b.f"])
+    assert np.allclose(res["wall.flange.f"], res["spring.f"])
+    assert np.allclose(res["mass.a"], -4.0 * res["spring.s_rel"])
+    assert np.allclose(res["mass.flange_b.f"], 0.0)                 # unconnected: zero flow
+    assert np.allclose(res["mass.flange_b.s"] - res["mass.flange_a.s"], 0.2)
+    assert np.ptp(res.energy) < 1e-6 * res.energy[0]                # spring energy booked
+
+
+def test_initial_value_by_potential_solves_for_the_coordinate():
+    s = _oscillator().compile()
+    res = s.simulate(1.0, q0={"spring.flange_b.s": 0.5})
+    assert res["mass.s"][0] == pytest.approx(0.6, abs=1e-10)        # flange_a at s - L/2
+    assert res.init_report["mass.s"][1] == pytest.approx(0.6, abs=1e-10)
+    with pytest.raises(ValueError, match="wall.flange.s"):
+        s.simulate(1.0, q0={"wall.flange.s": 0.5})                  # fixed: nothing to solve
+
+
+def test_initial_node_voltage_of_an_rc_circuit():
+    m = md.Model("rc")
+    src = m.add(el.CurrentSource("I", I=0.0))
+    R = m.add(el.Resistor("R", R=2.0))
+    C = m.add(el.Capacitor("C", C=0.5))
+    g = m.add(el.Ground("g"))
+    m.connect(src.p, R.p, C.p)
+    m.connect(src.n, R.n, C.n, g.p)
+    res = m.compile().simulate(1.0, q0={"R.p.v": 2.0})
+    assert res["C.v"][0] == pytest.approx(2.0)
+    assert np.allclose(res["C.v"], 2.0 * np.exp(-res.t / 1.0), rtol=1e-7)
+    # the resistor's current is the capacitor's discharge: i_R = -i_C
+    assert np.allclose(res["R.i"], -res["C.i"], atol=1e-8)
+
+
+def test_massless_node_between_spring_and_damper_is_a_first_order_state():
+    """Maxwell element: a mass on a spring in series with a damper to the wall. The middle
+    node has no inertia: it is a general variable with the force balance c (x - s) = d s'."""
+    c, d, mm = 10.0, 2.0, 1.0
+    m = md.Model("maxwell")
+    wall = m.add(tr.Fixed("wall"))
+    damper = m.add(tr.Damper("damper", d=d))
+    spring = m.add(tr.Spring("spring", c=c))
+    mass = m.add(tr.Mass("mass", m=mm))
+    m.connect(wall.flange, damper.flange_a)
+    m.connect(damper.flange_b, spring.flange_a)
+    m.connect(spring.flange_b, mass.flange_a)
+    s = m.compile()
+    assert s.q_names == ["mass.s"] and s.v_names == ["damper.flange_b.s"]
+    res = s.simulate(2.0, q0={"mass.s": 0.1})
+    # closed form: x' = v, m v' = -c (x - y), d y' = c (x - y)
+    from scipy.linalg import expm
+    A = np.array([[0, 1, 0], [-c / mm, 0, c / mm], [c / d, 0, -c / d]])
+    X = np.array([expm(A * t) @ [0.1, 0.0, 0.0] for t in res.t])
+    assert np.abs(res["mass.s"] - X[:, 0]).max() < 1e-7
+    assert np.abs(res["damper.flange_b.s"] - X[:, 2]).max() < 1e-7
+    assert np.allclose(res["damper.f"], -res["spring.flange_a.f"], atol=1e-9)
+
+
+def test_gear_to_a_spring_is_substituted_and_transmits_torque():
+    """A gear whose output side only meets a spring defines that side: no extra coordinate,
+    no constraint; the torques satisfy ratio tau_a + tau_b = 0."""
+    r = 4.0
+    m = md.Model("geared")
+    J = m.add(rot.Inertia("J", J=0.5))
+    gear = m.add(rot.IdealGear("gear", ratio=r))
+    spring = m.add(rot.Spring("spring", c=8.0))
+    fixed = m.add(rot.Fixed("fixed"))
+    m.connect(J.flange_b, gear.flange_a)
+    m.connect(gear.flange_b, spring.flange_a)
+    m.connect(spring.flange_b, fixed.flange)
+    s = m.compile()
+    assert s.q_names == ["J.phi"] and s.m == 0
+    res = s.simulate(1.0, q0={"J.phi": 0.2})
+    w = np.sqrt(8.0 / r ** 2 / 0.5)                      # spring seen through the gear
+    assert np.allclose(res["J.phi"], 0.2 * np.cos(w * res.t), atol=1e-7)
+    assert np.allclose(r * res["gear.flange_a.tau"] + res["gear.flange_b.tau"], 0, atol=1e-10)
+
+
+def test_hand_written_terms_may_use_component_symbols():
+    m = _oscillator(L=0.0)
+    mass = m.components[0]
+    x = mass.flange_a.s                               # a component potential (placeholder)
+    m.output("twice_s", 2 * x)                        # resolved when the model is flattened
+    res = m.compile().simulate(1.0, q0={"mass.s": 0.3})
+    assert np.allclose(res["twice_s"], 2 * res["mass.s"])
+
+
+def test_components_after_compile_and_wrong_objects_are_refused():
+    m = _oscillator()
+    m.compile()
+    with pytest.raises(md.ModelError, match="after the model was compiled"):
+        m.add(tr.Mass("late"))
+    with pytest.raises(TypeError, match="not a component"):
+        md.Model("x").add(object())
+    with pytest.raises(TypeError, match="connectors"):
+        md.Model("x").connect(1, 2)
