@@ -603,8 +603,6 @@ def test_nested_hierarchy_first_order_drive():
         np.testing.assert_allclose(res["train.damper.tau"], -b * w, rtol=0, atol=1e-10)
 
 
-@pytest.mark.xfail(reason="Mass(v=...) and Inertia(w=...) accept a start speed and ignore it "
-                   "(the speed starts at 0)", strict=True)
 def test_start_speeds_given_to_components():
     m = md.Model("start")
     m.add(tr.Mass("mass", m=1.0, s=0.5, v=2.0))

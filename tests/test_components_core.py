@@ -124,3 +124,20 @@ def test_components_after_compile_and_wrong_objects_are_refused():
         md.Model("x").add(object())
     with pytest.raises(TypeError, match="connectors"):
         md.Model("x").connect(1, 2)
+
+
+def test_a_stop_on_a_fixed_flange_is_refused():
+    m = md.Model("fixed stop")
+    wall = m.add(tr.Fixed("wall"))
+    stop = m.add(tr.Stop("stop", s_max=1.0))
+    m.add(tr.Mass("mass"))
+    m.connect(wall.flange, stop.flange)
+    with pytest.raises(md.ModelError, match="stop.upper.*no coordinate"):
+        m.compile()
+
+
+def test_the_same_instance_added_twice_says_so():
+    m = md.Model("twice")
+    mass = m.add(tr.Mass("mass"))
+    with pytest.raises(md.ModelError, match="already part of"):
+        m.add(mass)

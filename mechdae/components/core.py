@@ -175,12 +175,13 @@ class Component:
         self._params.append((name, s, value))
         return s
 
-    def coordinate(self, name, default=0.0, speed=None):
+    def coordinate(self, name, default=0.0, speed=None, speed_default=0.0):
         """A generalized coordinate ``"<path>.<name>"`` (its rate ``der(x)`` is the speed,
-        named ``"<path>.<speed>"`` when ``speed`` is given). Give it inertia with
-        :meth:`kinetic_energy`."""
+        named ``"<path>.<speed>"`` when ``speed`` is given; ``default`` and
+        ``speed_default`` are the start values used when ``q0``/``v0`` omit them). Give
+        it inertia with :meth:`kinetic_energy`."""
         s = placeholder(f"{self.name}.{name}")
-        self._coords.append((name, s, default, speed))
+        self._coords.append((name, s, default, speed, speed_default))
         return s
 
     def variable(self, name, default=0.0):

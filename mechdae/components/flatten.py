@@ -132,9 +132,10 @@ def flatten(model):
         path = c.path
         for ln, ph, val in c._params:
             S.set(ph, val if isinstance(val, ca.SX) else model.parameter(f"{path}.{ln}", val))
-        for ln, ph, default, speed in c._coords:
+        for ln, ph, default, speed, speed_default in c._coords:
             sym = model.coordinates(f"{path}.{ln}", default=default,
-                                    speeds=None if speed is None else f"{path}.{speed}")
+                                    speeds=None if speed is None else f"{path}.{speed}",
+                                    speed_default=speed_default)
             S.set(ph, sym)
             coord_phs.add(ph.element_hash())
         for ln, ph, default in c._vars:
@@ -465,6 +466,12 @@ def flatten(model):
                     kw[key] = S.apply([val])[0]
                 elif isinstance(val, (list, tuple)):
                     kw[key] = S.apply([ca.vertcat(*val)])[0]
+            g = kw.get("gap")
+            if isinstance(g, ca.SX) and (not coords.numel() or not ca.depends_on(g, coords)):
+                P.append(f"{c.path}: contact '{kw.get('name', name)}' has a gap that no "
+                         "coordinate changes (its flange is fixed, not on a mass or an "
+                         "inertia); connect it to a moving body")
+                continue
             model.contact(name, **kw)
     # outputs: every potential and flow, and the components' own
     unavailable = {}

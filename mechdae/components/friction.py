@@ -220,9 +220,8 @@ class MassWithStopAndFriction(Component):
             if _number(mu) and mu < 0:
                 raise ValueError(f"MassWithStopAndFriction '{name}': mu={mu} must be >= 0")
             mu_ = self.parameter("mu", mu)
-        s = self.coordinate("s", default=s, speed="v")
+        s = self.coordinate("s", default=s, speed="v", speed_default=v)
         y = self.coordinate("y", default=0.0, speed="v_y")
-        self.v0 = v
         a = self.connector(_tr_flange(), "flange_a")
         b = self.connector(_tr_flange(), "flange_b")
         self.define(a, s - Lp / 2)

@@ -28,7 +28,7 @@ class Inertia(Component):
     def __init__(self, name, J=1.0, phi=0.0, w=0.0):
         super().__init__(name)
         Jp = self.parameter("J", J)
-        phi = self.coordinate("phi", default=phi, speed="w")
+        phi = self.coordinate("phi", default=phi, speed="w", speed_default=w)
         a = self.connector(Flange, "flange_a")
         b = self.connector(Flange, "flange_b")
         self.define(a, phi)

@@ -27,8 +27,7 @@ class Mass(Component):
         super().__init__(name)
         mass = self.parameter("m", m)
         L = self.parameter("L", L)
-        s = self.coordinate("s", default=s, speed="v")
-        self.v0 = v
+        s = self.coordinate("s", default=s, speed="v", speed_default=v)
         a = self.connector(Flange, "flange_a")
         b = self.connector(Flange, "flange_b")
         self.define(a, s - L / 2)

@@ -284,7 +284,7 @@ class Model:
             return names.replace(",", " ").split()
         return [str(n) for n in names]
 
-    def coordinates(self, names, default=0.0, speeds=None):
+    def coordinates(self, names, default=0.0, speeds=None, speed_default=0.0):
         """Declare generalized coordinates ``q``.
 
         Parameters
@@ -297,6 +297,8 @@ class Model:
             Names of the coordinates' speeds (default ``"der(x)"``); ``der(x)`` is the
             speed either way, the name is how results and ``v0`` refer to it
             (``m.coordinates("J.phi", speeds="J.w")``).
+        speed_default : float or list of float
+            Initial speed used when ``v0`` omits it.
 
         Returns
         -------
@@ -310,16 +312,20 @@ class Model:
             self.problems.append(f"coordinates {names}: {len(snames)} speed names for "
                                  f"{len(names)} coordinates")
             snames = [None] * len(names)
-        out = [self._coordinate(n, d, sn) for n, d, sn in zip(names, defaults, snames)]
+        sdefs = speed_default if isinstance(speed_default, (list, tuple, np.ndarray)) \
+            else [speed_default] * len(names)
+        out = [self._coordinate(n, d, sn, sd) for n, d, sn, sd in zip(names, defaults, snames,
+                                                                      sdefs)]
         return out[0] if len(out) == 1 else tuple(out)
 
-    def _coordinate(self, n, d, speed_name=None):
+    def _coordinate(self, n, d, speed_name=None, speed_default=0.0):
         rate = self._new(speed_name or f"der({n})", "speed", owner=n,
                          register_name=speed_name is not None)
         s = self._new(n, "coordinate", deriv=rate)
         self.coords.append(dict(name=n, sym=s, default=self._check_default("coordinate", n, d),
                                 rate=rate))
-        self.speeds_.append(dict(name=speed_name or f"der({n})", sym=rate, default=0.0, coord=n))
+        self.speeds_.append(dict(name=speed_name or f"der({n})", sym=rate, coord=n,
+                                 default=self._check_default("speed", n, speed_default)))
         return s
 
     def speeds(self, names, default=0.0):
@@ -635,7 +641,7 @@ class Model:
                             "mechdae.Component subclasses (mechdae.components.translational, "
                             "rotational, electrical, ...)")
         name = getattr(component, "name", None)
-        if name in self._component_names:
+        if name in self._component_names and getattr(component, "model", None) is None:
             from ..errors import ModelError
             raise ModelError(f"model '{self.name}': two components named '{name}'; names must "
                              "be unique")
