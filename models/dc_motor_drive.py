@@ -81,8 +81,8 @@ def build(V=12.0, R=0.5, L=0.01, k=0.05, J=1e-3, b=1e-4, ratio=10.0, J_load=0.05
     Returns
     -------
     mechdae.Model
-        States: coordinates ``rotor.phi``, ``load.phi`` (speeds ``rotor.w``, ``load.w``)
-        tied by the gear constraint ``gear.gear``, and the inductor current ``L.i``.
+        States: the coordinate ``rotor.phi`` (speed ``rotor.w``; the gear eliminates
+        ``load.phi``, read by name as an output) and the inductor current ``L.i``.
     """
     m = md.Model("dc_motor_drive")
     src = m.add(el.VoltageSource("src", V=V))

@@ -17,8 +17,10 @@ does here (the reaction goes to ground); so the mechdae model uses ``rot.Torque`
 ``rot.IdealGear`` without supports. The topology, names and parameters are otherwise MSL's.
 
 Both inertias at the gear define their flange angles, so the gear relation
-``inertia1.phi - ratio * inertia2.phi = 0`` closes a loop and becomes a holonomic
-constraint whose multiplier is the gear torque (``idealGear.flange_a.tau``).
+``inertia1.phi - ratio * inertia2.phi = 0`` is solved for one of them: ``inertia2.phi`` is
+eliminated (one coordinate per degree of freedom, still readable by name), and the gear
+torque (``idealGear.flange_a.tau``) follows from the eliminated inertia's equation of
+motion.
 
 Physics (what tests/test_msl_examples.py checks): with ``phi2 = inertia2.phi`` and
 ``phi3 = inertia3.phi`` the motor inertia reflected through the gear adds
@@ -43,7 +45,7 @@ SIMULATION = dict(
     q0={"inertia2.phi": 0.0, "inertia3.phi": 0.0},  # spring.phi_rel(fixed=true) = 0
     v0={"inertia2.w": 0.0, "inertia3.w": 0.0},
     method="auto",
-    stabilization="default",                      # the gear is a loop-closing constraint
+    stabilization="default",
     plot=["inertia2.w", "inertia3.w"],            # what MSL's documentation asks to plot
 )
 

@@ -141,3 +141,110 @@ def test_the_same_instance_added_twice_says_so():
     mass = m.add(tr.Mass("mass"))
     with pytest.raises(md.ModelError, match="already part of"):
         m.add(mass)
+
+
+def test_rigid_chain_of_three_masses_has_one_coordinate_and_the_cut_forces():
+    """mass1 - mass2 - mass3 joined directly, pushed by F: one degree of freedom; the force
+    through each joint is the mass beyond it times a = F / (m1 + m2 + m3)."""
+    ms, F = (1.0, 2.0, 3.0), 6.0
+    m = md.Model("rigid3")
+    push = m.add(tr.Force("push", f=F))
+    bodies = [m.add(tr.Mass(f"m{i}", m=mi, L=0.1)) for i, mi in enumerate(ms)]
+    m.connect(push.flange, bodies[0].flange_a)
+    m.connect(bodies[0].flange_b, bodies[1].flange_a)
+    m.connect(bodies[1].flange_b, bodies[2].flange_a)
+    s = m.compile()
+    assert s.q_names == ["m0.s"] and s.m == 0
+    res = s.simulate(1.0)
+    a = F / sum(ms)
+    assert np.allclose(res["m2.a"], a, rtol=1e-10)
+    assert np.allclose(res["m1.flange_b.f"], -ms[2] * a, rtol=1e-9)       # into m1 from m2
+    assert np.allclose(res["m1.flange_a.f"], (ms[1] + ms[2]) * a, rtol=1e-9)
+    assert np.allclose(res["m2.s"] - res["m0.s"], 0.2, atol=1e-12)
+
+
+def test_mass_fixed_to_a_wall_is_static_and_the_wall_takes_the_force():
+    m = md.Model("bolted")
+    wall = m.add(tr.Fixed("wall", s0=1.0))
+    mass = m.add(tr.Mass("mass", m=2.0, L=0.4))
+    push = m.add(tr.Force("push", f=lambda t: 3.0 * md.sin(t)))
+    m.connect(wall.flange, mass.flange_a)
+    m.connect(push.flange, mass.flange_b)
+    s = m.compile()
+    assert s.nq == 0
+    res = s.simulate(2.0)
+    assert np.allclose(res["mass.s"], 1.2)
+    assert np.allclose(res["wall.flange.f"], 3.0 * np.sin(res.t), atol=1e-12)  # pushed
+
+
+def test_program_constraint_is_kept_and_the_rigid_neighbour_eliminated():
+    """Position drives mass1 (a rheonomic program constraint: stabilized, multiplier);
+    mass2 bolted to mass1 is eliminated; the drive force is (m1 + m2) s_ref''."""
+    A, w, m1, m2 = 0.1, 3.0, 1.0, 2.0
+    m = md.Model("driven pair")
+    pos = m.add(tr.Position("pos", s_ref=lambda t: A * md.sin(w * t)))
+    b1 = m.add(tr.Mass("b1", m=m1))
+    b2 = m.add(tr.Mass("b2", m=m2))
+    m.connect(pos.flange, b1.flange_a)
+    m.connect(b1.flange_b, b2.flange_a)
+    s = m.compile()
+    assert s.q_names == ["b1.s"] and s.m == 1
+    res = s.simulate(2.0, rtol=1e-10, atol=1e-12)
+    acc = -A * w ** 2 * np.sin(w * res.t)
+    assert np.allclose(res["b1.s"], A * np.sin(w * res.t), atol=1e-8)
+    assert np.allclose(res["b2.flange_a.f"], m2 * acc, atol=1e-6)
+    assert np.allclose(res["pos.flange.f"], -(m1 + m2) * acc, atol=1e-6)
+
+
+def test_geared_loop_that_closes_is_redundant_and_a_mismatched_one_locks():
+    def loop(r2):
+        m = md.Model("loop")
+        J1 = m.add(rot.Inertia("J1", J=1.0))
+        J2 = m.add(rot.Inertia("J2", J=1.0))
+        g1 = m.add(rot.IdealGear("g1", ratio=2.0))
+        g2 = m.add(rot.IdealGear("g2", ratio=r2))
+        tq = m.add(rot.Torque("tq", tau=1.0))
+        m.connect(tq.flange, J1.flange_a)
+        m.connect(J1.flange_b, g1.flange_a, g2.flange_a)
+        m.connect(g1.flange_b, J2.flange_a, g2.flange_b)
+        return m
+    s = loop(2.0).compile()                  # the second gear repeats the first
+    assert s.q_names == ["J1.phi"] and s.m == 0
+    res = s.simulate(1.0)
+    assert np.allclose(res["J1.a"], 1.0 / (1.0 + 1.0 / 2.0 ** 2), rtol=1e-9)
+    # how the torque divides between two redundant gears is not determined: not offered
+    for name in ("g1.flange_a.tau", "g2.flange_b.tau"):
+        with pytest.raises(KeyError, match="redundant"):
+            res[name]
+    # ratios 2 and 3 in one loop: the only motion is none (a jammed train); the torque
+    # goes into the gears
+    s = loop(3.0).compile()
+    assert s.nq == 0
+    res = s.simulate(1.0)
+    assert np.allclose(res["J1.phi"], 0.0) and np.allclose(res["J2.w"], 0.0)
+    assert np.allclose(res["J1.flange_a.tau"], 1.0)
+
+
+def test_rigid_connection_that_cannot_close_is_refused():
+    m = md.Model("overfixed")
+    a = m.add(tr.Fixed("a", s0=0.0))
+    b = m.add(tr.Fixed("b", s0=1.0))
+    mass = m.add(tr.Mass("mass", m=1.0, L=0.5))
+    m.connect(a.flange, mass.flange_a)
+    m.connect(mass.flange_b, b.flange)
+    with pytest.raises(md.ModelError, match="cannot close"):
+        m.compile()
+
+
+def test_forces_through_eliminated_joints_are_not_offered_with_contacts():
+    m = md.Model("pair at a stop")
+    b1 = m.add(tr.Mass("b1", m=1.0))
+    b2 = m.add(tr.Mass("b2", m=1.0))
+    stop = m.add(tr.Stop("stop", s_min=0.0, e=0.5))
+    m.connect(b1.flange_b, b2.flange_a)
+    m.connect(stop.flange, b2.flange_b)
+    s = m.compile(stabilization=None)
+    res = s.simulate(1.0, q0={"b1.s": 1.0}, v0={"b1.v": -2.0}, method="event")
+    assert res.events and res.events[0].kind == "impact"
+    with pytest.raises(KeyError):
+        res["b2.flange_a.f"]

@@ -26,84 +26,15 @@ import time
 from collections import defaultdict
 
 import casadi as ca
+import numpy as np
 
 from ..dsl.model import _info, der
 from ..errors import ModelError
+from ._graph import UNKNOWN as _UNKNOWN, INDETERMINATE as _INDET, UnionFind as _UF, Subst as _Subst, hashes as _hashes
 from .core import TIME
+from .eliminate import choose_eliminations, reaction_multipliers
 
 __all__ = ["flatten"]
-
-_UNKNOWN = ca.SX.sym("unknown_flow")
-
-
-class _UF:
-    def __init__(self):
-        self.p = {}
-
-    def add(self, k):
-        self.p.setdefault(k, k)
-
-    def find(self, k):
-        p = self.p
-        root = k
-        while p[root] != root:
-            root = p[root]
-        while p[k] != root:
-            p[k], k = root, p[k]
-        return root
-
-    def union(self, a, b):
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.p[rb] = ra
-
-
-def _hashes(e):
-    return {s.element_hash() for s in ca.symvar(e)} if e.numel() else set()
-
-
-class _Subst:
-    """Placeholder -> value map, resolved to a fixpoint (values may use placeholders)."""
-
-    def __init__(self):
-        self.keys, self.vals, self.index = [], [], {}
-
-    def set(self, ph, val):
-        h = ph.element_hash()
-        if h in self.index:
-            self.vals[self.index[h]] = val
-        else:
-            self.index[h] = len(self.keys)
-            self.keys.append(ph)
-            self.vals.append(val)
-
-    def has(self, ph):
-        return ph.element_hash() in self.index
-
-    def get(self, ph):
-        return self.vals[self.index[ph.element_hash()]]
-
-    def resolve(self, what):
-        """Substitute the map into itself until no value uses a key (cycle: ModelError)."""
-        if not self.keys:
-            return
-        K = ca.vertcat(*self.keys)
-        for _ in range(len(self.keys) + 1):
-            V = ca.vertcat(*self.vals)
-            if not ca.depends_on(V, K):
-                return
-            self.vals = ca.substitute(self.vals, self.keys, self.vals)
-        bad = [str(k) for k, v in zip(self.keys, self.vals) if ca.depends_on(v, K)]
-        raise ModelError(f"{what}: circular definition of {', '.join(bad[:8])}; a potential "
-                         "or flow is defined in terms of itself (a loop of definitions: replace "
-                         "one definition by a relation)")
-
-    def apply(self, exprs):
-        exprs = list(exprs)
-        if not exprs or not self.keys:
-            return exprs
-        return ca.substitute(exprs, self.keys, self.vals)
-
 
 def flatten(model):
     """Flatten ``model.components`` and ``model.connections`` into ``model`` (in place)."""
@@ -127,16 +58,14 @@ def flatten(model):
     S.set(TIME, model.time)
     general = []                         # general variable symbols created here
     coord_phs = set()
+    coord_decl = []                      # (component, name, placeholder, defaults...)
     # ------------------------------------------------------------------ declared symbols
     for c in comps:
         path = c.path
         for ln, ph, val in c._params:
             S.set(ph, val if isinstance(val, ca.SX) else model.parameter(f"{path}.{ln}", val))
         for ln, ph, default, speed, speed_default in c._coords:
-            sym = model.coordinates(f"{path}.{ln}", default=default,
-                                    speeds=None if speed is None else f"{path}.{speed}",
-                                    speed_default=speed_default)
-            S.set(ph, sym)
+            coord_decl.append((c, ln, ph, default, speed, speed_default))
             coord_phs.add(ph.element_hash())
         for ln, ph, default in c._vars:
             v = model.variable(f"{path}.{ln}", default)
@@ -267,6 +196,54 @@ def flatten(model):
 
     if P:
         raise ModelError([f"model '{model.name}': {p}" for p in P])
+
+    # ------------------------------------------------------------------ eliminations
+    PT = _Subst()                        # potentials -> node values (placeholder space)
+    for root, lst in members.items():
+        for cn, i in lst:
+            PT.set(cn.potential_syms[i], node_val[root])
+    PT.resolve(f"model '{model.name}'")
+
+    def pot(e):
+        return PT.apply([e])[0]
+
+    crels = [r for r in rels if r["role"] == "constraint"]
+    cons = [dict(phi=e - node_val[root], prefer=[d[1] for d in c._coords], name=name)
+            for c, cn, i, e, root, name in secondary]
+    cons += [dict(phi=r["phi"], prefer=[], name=f"{r['comp'].path}.{r['name']}")
+             for r in crels]
+    gen_h0 = {v.element_hash() for v in general}
+    NUM = _Subst()                       # parameters at their defaults
+    for c in comps:
+        for ln, ph, val in c._params:
+            NUM.set(ph, val if isinstance(val, ca.SX) else ca.SX(ca.DM(np.asarray(val, float))))
+    NUM.resolve(f"model '{model.name}'")
+
+    def numeric(e):
+        return NUM.apply([e])[0]
+
+    E = choose_eliminations(cons, [d[2] for d in coord_decl], pot, TIME, gen_h0, model.name,
+                            numeric)
+    sec_roles, rel_roles = cons[:len(secondary)], cons[len(secondary):]
+    any_elim = bool(E.keys)
+    elim_outputs = []
+    for c, ln, ph, default, speed, speed_default in coord_decl:
+        path = c.path
+        sname = f"{path}.{speed}" if speed is not None else None
+        if E.has(ph):
+            S.set(ph, E.get(ph))
+            elim_outputs.append((f"{path}.{ln}", ph))
+            elim_outputs.append((sname or f"der({path}.{ln})", der(ph)))
+            continue
+        sym = model.coordinates(f"{path}.{ln}", default=default, speeds=sname,
+                                speed_default=speed_default)
+        S.set(ph, sym)
+        d1 = _info(ph).deriv
+        if any_elim or (d1 is not None and _info(d1).deriv is not None):
+            # accelerations (outputs only): evaluated by results from the equations of motion
+            S.set(der(der(ph)), model.acceleration(sname or f"der({path}.{ln})"))
+    for ph, val in zip(E.keys, E.vals):
+        S.set(der(der(ph)), der(der(val)))
     S.resolve(f"model '{model.name}'")
     t_alias = time.perf_counter()
 
@@ -296,10 +273,12 @@ def flatten(model):
     def is_general(e):
         return bool(_hashes(e) & gen_h)
 
-    crels = [r for r in rels if r["role"] == "constraint"]
-    for r, phi in zip(crels, S.apply([r["phi"] for r in crels])):
+    kept = []                            # (phi placeholders, lam) of kept constraints
+    for r, phi, con in zip(crels, S.apply([r["phi"] for r in crels]), rel_roles):
         name = f"{r['comp'].path}.{r['name']}"
-        if phi.numel() == 0:
+        if con["role"] == "redundant":
+            lam_of[id(r)] = ca.vertcat(*[_INDET] * phi.numel())
+        if phi.numel() == 0 or con["role"] != "kept":
             continue
         if is_general(phi):
             lam = ca.vertcat(*[model.variable(f"{name}.lambda" + (f"[{j}]" if j else ""))
@@ -310,10 +289,14 @@ def flatten(model):
             model.holonomic(phi, name=name)
             lam = ca.vertcat(*[model.multiplier(name, j) for j in range(phi.numel())])
         lam_of[id(r)] = lam
+        kept.append((r["phi"], lam))
     sec_lam = []
-    for (c, cn, i, e, root, name), phi in zip(secondary,
-                                              S.apply([e - node_val[root_]
-                                                       for _, _, _, e, root_, _ in secondary])):
+    for (c, cn, i, e, root, name), phi, con in zip(
+            secondary, S.apply([e - node_val[root_] for _, _, _, e, root_, _ in secondary]),
+            sec_roles):
+        if con["role"] != "kept":
+            sec_lam.append(_INDET if con["role"] == "redundant" else ca.SX(0))
+            continue
         if is_general(phi):
             lam = model.variable(f"{name}.lambda")
             general.append(lam)
@@ -322,7 +305,11 @@ def flatten(model):
             model.holonomic(phi, name=name)
             lam = model.multiplier(name)
         sec_lam.append(lam)
+        kept.append((e - node_val[root], lam))
     gen_h = {v.element_hash() for v in general}
+    if any_elim:
+        _eliminated_forces(comps, cons, secondary, crels, sec_lam, lam_of, kept, coord_decl,
+                           pot, gen_h, S)
 
     # ------------------------------------------------------------------ flows
     declared = {}                        # (id(cn), i) -> expr or None
@@ -483,6 +470,8 @@ def flatten(model):
             taken.add(name)
             outs.append((name, e))
 
+    for name, e in elim_outputs:
+        out(name, e)
     for c in comps:
         for cn in c._connectors:
             for i, p in enumerate(cn.potentials):
@@ -492,12 +481,17 @@ def flatten(model):
         for name, e in c._outputs:
             out(f"{c.path}.{name}", e)
     out_vals = S.apply([e for _, e in outs])
-    unk_rows = set()
+    unk_rows, ind_rows = set(), set()
     if out_vals:
-        unk_rows = set(ca.jacobian(ca.vertcat(*out_vals), _UNKNOWN).sparsity().row())
+        Y = ca.vertcat(*out_vals)
+        unk_rows = set(ca.jacobian(Y, _UNKNOWN).sparsity().row())
+        ind_rows = set(ca.jacobian(Y, _INDET).sparsity().row())
     for k, ((name, _), e) in enumerate(zip(outs, out_vals)):
         if k in unk_rows:
             unavailable[name] = "it is (or depends on) a contact force"
+        elif k in ind_rows:
+            unavailable[name] = ("rigid bodies leave it undetermined: it is shared among "
+                                 "redundant joints (a loop that closes by itself)")
         else:
             model.output(name, e)
     model._unavailable_outputs = unavailable
@@ -516,3 +510,47 @@ def flatten(model):
 
 def _structurally_zero(e):
     return e.is_zero() or (e.nnz() == 0)
+
+
+def _eliminated_forces(comps, cons, secondary, crels, sec_lam, lam_of, kept, coord_decl, pot,
+                       gen_h, S):
+    """Multipliers of the eliminated constraints as expressions (see
+    :func:`.eliminate.reaction_multipliers`), put where the flows read them."""
+    elim = [(con["phi"], con["coord"]) for con in cons if con["role"] == "eliminated"]
+    T, V, vw, gf = [], [], [], []
+    for c in comps:
+        use_energy = not any(_hashes(pot(v)) & gen_h for v in c._V)
+        T.extend(c._T)
+        if use_energy:
+            V.extend(c._V)
+        for cn, exprs, energy in c._flows.values():
+            if exprs is None:
+                continue
+            for i, f in enumerate(exprs):
+                if use_energy and energy is True:
+                    continue
+                if use_energy and isinstance(energy, list):
+                    f = f - energy[i]
+                vw.append((f, cn.potential_syms[i]))
+        gf.extend((Q, ph) for Q, ph in c._gforces)
+    lam = reaction_multipliers(elim, kept, [d[2] for d in coord_decl], T, V, vw, gf, pot, TIME)
+    # a contact acting on an eliminated coordinate adds a force the Lagrangian does not see
+    ce = ca.vertcat(*[cph for _, cph in elim])
+    touched = any(ca.depends_on(pot(ca.SX(kw["gap"]) if not isinstance(kw["gap"], ca.SX)
+                                    else kw["gap"]), ce)
+                  for c in comps for kw in c._contacts)
+    # a redundant joint (a loop that closes by itself) shares the force of the joints on
+    # its coordinates in a way rigid bodies leave undetermined
+    red = [pot(con["phi"]) for con in cons if con["role"] == "redundant"]
+    red = ca.vertcat(*red) if red else ca.SX(0, 1)
+    k = 0
+    for j, con in enumerate(cons):
+        if con["role"] != "eliminated":
+            continue
+        indet = red.numel() and ca.depends_on(red, con["coord"])
+        val = _UNKNOWN if touched else (_INDET if indet else lam[k])
+        k += 1
+        if j < len(secondary):
+            sec_lam[j] = val
+        else:
+            lam_of[id(crels[j - len(secondary)])] = ca.vertcat(val)

@@ -34,7 +34,7 @@ class Inertia(Component):
         self.define(a, phi)
         self.define(b, phi)
         self.kinetic_energy(0.5 * Jp * der(phi) ** 2)
-        self.output("a", (a.tau + b.tau) / Jp)
+        self.output("a", der(der(phi)))
 
 
 class _Compliant(Component):

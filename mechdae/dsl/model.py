@@ -242,6 +242,7 @@ class Model:
         self.problems = []        # collected at declaration, raised by compile()
         self.outputs = []         # (name, scalar SX): named outputs (may use multipliers)
         self._multipliers = {}    # (constraint, row) -> SX symbol
+        self._accelerations = {}  # speed name -> SX symbol (outputs only)
         self.components = []      # acausal components added with add()
         self._component_names = set()
         self.connections = []     # tuples of connectors joined with connect()
@@ -623,6 +624,30 @@ class Model:
             s = ca.SX.sym(f"lambda({constraint})" + (f"[{row}]" if row else ""))
             _REGISTRY[s.element_hash()] = _SymInfo(s, str(s), "multiplier", self._id)
             self._multipliers[key] = s
+        return s
+
+    def acceleration(self, speed):
+        """Symbol of the rate of a speed (an acceleration), for :meth:`output` expressions
+        only: results evaluate it from the equations of motion along the run (smooth
+        phases; not offered for models with contacts, whose accelerations jump).
+
+        Parameters
+        ----------
+        speed : str or SX
+            A speed name (``"J.w"``, ``"der(x)"``) or the speed symbol (``md.der(x)``).
+        """
+        if isinstance(speed, ca.SX):
+            info = _info(speed)
+            if info is None or info.kind not in ("speed", "rate"):
+                raise ValueError(f"acceleration(): {speed} is not a speed of model "
+                                 f"'{self.name}'")
+            speed = next(s["name"] for s in self.speeds_ if s["sym"].element_hash()
+                         == speed.element_hash())
+        s = self._accelerations.get(speed)
+        if s is None:
+            s = ca.SX.sym(f"der({speed})")
+            _REGISTRY[s.element_hash()] = _SymInfo(s, str(s), "acceleration", self._id)
+            self._accelerations[speed] = s
         return s
 
     # ------------------------------------------------------------------ components

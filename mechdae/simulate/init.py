@@ -109,13 +109,17 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
     init_report : dict
         ``{name: (given, used)}`` for every coordinate or speed that changed.
     """
-    from .init_outputs import split_output_values, solve_output_values
+    from .init_outputs import split_output_values, solve_output_values, solve_output_speeds
     q0, outs = split_output_values(system, q0)
+    v0, outs_v = split_output_values(system, v0, speeds=True)
     qa, ua, va, gq, gu, gv = system.state_arrays(q0, v0, given_v=True)
     init_report = {}
     if outs:
         qa, va, gq, gv, init_report = solve_output_values(system, outs, qa, ua, va, gq, gv,
                                                           t0, pv)
+    if outs_v:
+        ua, gu, rep = solve_output_speeds(system, outs_v, qa, ua, va, gu, t0, pv)
+        init_report.update(rep)
     if initialize and (system.m + system.k or system.quaternions):
         q1, u1, _ = project_state(system, qa, ua, t0, pv, np.where(gq, 1e8, 1.0),
                                   np.where(gu, 1e8, 1.0))

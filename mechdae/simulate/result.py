@@ -98,6 +98,9 @@ class Result:
         idx = getattr(self.system, "_output_index", {}).get(name)
         if idx is not None:
             return self._output(idx, name)
+        why = getattr(getattr(self.system, "parent", None), "_unavailable_outputs", {}).get(name)
+        if why:
+            raise KeyError(f"'{name}' of '{self.name}' is not offered: {why}")
         raise KeyError(f"result of '{self.name}' has no series '{name}'; available: "
                        f"{', '.join(self.keys())}")
 
@@ -135,10 +138,23 @@ class Result:
                 J = np.array(J).reshape(n, N, n).transpose(1, 0, 2)
                 sol = np.linalg.solve(J, -np.array(F0).T[:, :, None])[:, :, 0]
                 HD = sol[:, :nhd].T
+            UD = np.zeros((sysm.nu, N))
+            if any(sysm._output_uses_ud):
+                if sysm.contact_names:
+                    missing = missing + ["accelerations"]
+                else:
+                    X = np.vstack([self.q.T, self.v.T, self.x.T])
+                    UD = np.array(sysm.xdot_function().map(N)(X, self.t[None, :], P, W))[
+                        sysm.nq:sysm.nq + sysm.nu]
             Y = np.array(f.map(N)(self.q.T, self.v.T, self.x.T, HD, self.zalg.T,
-                                  self.t[None, :], P, W, L))
+                                  self.t[None, :], P, W, L, UD))
             cache = self._out_cache = (Y, missing)
         Y, missing = cache
+        if "accelerations" in missing and sysm._output_uses_ud[idx]:
+            raise KeyError(f"'{name}' of '{self.name}' needs the accelerations (a force through "
+                           "a rigid connection whose coordinate was eliminated), which are not "
+                           "recorded for models with contacts (they jump at impacts)")
+        missing = [m_ for m_ in missing if m_ != "accelerations"]
         if missing and sysm._output_uses_lam[idx]:
             raise KeyError(f"'{name}' of '{self.name}' is a constraint force (it uses the "
                            f"multipliers of {', '.join(repr(m) for m in missing)}), which the "

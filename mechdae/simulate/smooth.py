@@ -107,7 +107,11 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
     opts = dict(integrator_options or {})
     stats = {}
     try:
-        if proj is None:
+        if x0.size == 0:
+            # nothing moves (every coordinate eliminated by rigid connections): the outputs
+            # are evaluated on the grid
+            X = np.zeros((0, ts.size))
+        elif proj is None:
             F = _get_integrator(system, specs, grid, method, rtol, atol, opts)
             out = F(x0=x0, p=_pack(system, t0, T, pv, H, K, wc))
             X = np.hstack([x0[:, None], np.array(out["xf"])])

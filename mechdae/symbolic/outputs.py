@@ -29,6 +29,12 @@ def derive_outputs(model, d):
             P.append(f"multiplier of '{cname}' row {r}: the model has no such constraint row "
                      f"(constraints: {', '.join(n for n, _ in d.hol + d.nonhol) or 'none'})")
     lam = ca.vertcat(*lam) if lam else ca.SX(0, 1)
+    acc = [model._accelerations.get(n) for n in d.u_names]
+    for n in model._accelerations:
+        if n not in d.u_names:
+            P.append(f"acceleration of '{n}': the model has no such speed")
+    d.ud_out = ca.vertcat(*[a if a is not None else ca.SX.sym(f"der({n})")
+                            for a, n in zip(acc, d.u_names)]) if d.u_names else ca.SX(0, 1)
     if not names:
         return ca.SX(0, 1), lam, names, P
     expr = ca.vertcat(*[e for _, e in model.outputs])
@@ -37,7 +43,7 @@ def derive_outputs(model, d):
         sub_to = [model.kinematics_[c["name"]] for c in model.coords
                   if c["name"] in model.kinematics_]
         expr = ca.substitute(expr, ca.vertcat(*sub_from), ca.vertcat(*sub_to))
-    allowed = ca.vertcat(d.q, d.u, d.v, _hd(d), d.z, d.t, d.p, d.w, lam)
+    allowed = ca.vertcat(d.q, d.u, d.v, _hd(d), d.z, d.t, d.p, d.w, lam, d.ud_out)
     free = set(s.element_hash() for s in ca.symvar(expr)) - \
         set(s.element_hash() for s in ca.symvar(allowed)) if allowed.numel() else \
         set(s.element_hash() for s in ca.symvar(expr))
@@ -67,13 +73,18 @@ def attach_outputs(system, d, expr, lam, names):
     system.output_names = list(names)
     system._output_expr = expr
     system._output_index = {n: i for i, n in enumerate(names)}
-    f = ca.Function("outputs", [d.q, d.u, d.v, _hd(d), d.z, d.t, d.p, d.w, lam], [expr],
-                    ["q", "u", "v", "hd", "z", "t", "p", "w", "lam"], ["y"])
+    ud = getattr(d, "ud_out", ca.SX(0, 1))
+    f = ca.Function("outputs", [d.q, d.u, d.v, _hd(d), d.z, d.t, d.p, d.w, lam, ud], [expr],
+                    ["q", "u", "v", "hd", "z", "t", "p", "w", "lam", "ud"], ["y"])
     system.functions["outputs"] = f
-    # which outputs need the multipliers (the others are evaluated for every method)
-    if lam.numel() and expr.numel():
-        sp = ca.jacobian(expr, lam).sparsity()
-        rows = set(sp.row())
-        system._output_uses_lam = [i in rows for i in range(len(names))]
-    else:
-        system._output_uses_lam = [False] * len(names)
+
+    def uses(x):
+        # which outputs need the multipliers / accelerations (the others are evaluated for
+        # every method)
+        if not (x.numel() and expr.numel()):
+            return [False] * len(names)
+        rows = set(ca.jacobian(expr, x).sparsity().row())
+        return [i in rows for i in range(len(names))]
+
+    system._output_uses_lam = uses(lam)
+    system._output_uses_ud = uses(ud)

@@ -181,6 +181,19 @@ class System:
         vd = ca.vertcat(v, hd)[self._vd_index]
         return vd, z
 
+    def xdot_function(self):
+        """``xdot(x, t, p, w)``: the stabilized right-hand side with the compiled gains
+        (built once; used by results to evaluate accelerations)."""
+        F = self.__dict__.get("_xdot_fn")
+        if F is None:
+            nx = self.nq + self.nu + self.nv
+            x, t = ca.MX.sym("x", nx), ca.MX.sym("t")
+            p, w = ca.MX.sym("p", len(self.p_names)), ca.MX.sym("w", len(self.w_names))
+            xdot, _, _ = self.rhs_mx(x, t, p, w, ca.DM(self.H), ca.DM(self.K))
+            F = self._xdot_fn = ca.Function("xdot", [x, t, p, w], [xdot],
+                                            ["x", "t", "p", "w"], ["xdot"])
+        return F
+
     def rhs_mx(self, x, t, p, w, H, K):
         """Stabilized index-1 right-hand side ``x' = f(x, t, p, w; H, K)`` as an MX graph.
 
