@@ -53,3 +53,14 @@ def test_guide_spring_written_from_scratch():
     assert res["k.f"][0] == pytest.approx(0.4)                      # c x0
     assert res["wall.flange.f"][0] == pytest.approx(0.4)            # the wall is pulled
     assert np.allclose(res["mass.s"], 0.1 * np.cos(2 * res.t), atol=1e-6)
+
+
+def test_readme_component_example():
+    txt = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", txt, re.S)
+    block = next(b for b in blocks if "mechdae.components" in b)
+    ns = {}
+    exec(compile("import mechdae as md\n" + block, "README components block", "exec"), ns)
+    res = ns["res"]
+    assert res["mass.s"][-1] == pytest.approx(0.1, abs=1e-6)
+    assert res["spring.f"][0] == pytest.approx(0.4) and res["wall.flange.f"][0] == pytest.approx(0.4)

@@ -28,7 +28,7 @@ from collections import defaultdict
 import casadi as ca
 import numpy as np
 
-from ..dsl.model import _info, der
+from ..dsl.model import _info, der, der_many
 from ..errors import ModelError
 from ._graph import UNKNOWN as _UNKNOWN, INDETERMINATE as _INDET, UnionFind as _UF, Subst as _Subst, hashes as _hashes
 from .core import TIME
@@ -249,19 +249,26 @@ def flatten(model):
 
     def derivatives():
         """der() placeholders of resolved values (needed by flows, equations, energies)."""
-        added = True
-        while added:
-            added = False
-            for k in list(S.keys):
+        while True:
+            todo = []
+            for k in S.keys:
                 info = _info(k)
-                if info is None or info.deriv is None or S.has(info.deriv):
-                    continue
-                val = S.get(k)
-                try:
-                    S.set(info.deriv, der(val))
-                except ValueError as exc:
-                    raise ModelError(f"model '{model.name}': der({info.name}): {exc}") from None
-                added = True
+                if info is not None and info.deriv is not None and not S.has(info.deriv):
+                    todo.append((info, S.get(k)))
+            if not todo:
+                return
+            try:
+                rates = der_many([v for _, v in todo])
+            except ValueError:
+                for info, val in todo:
+                    try:
+                        der(val)
+                    except ValueError as exc:
+                        raise ModelError(f"model '{model.name}': der({info.name}): "
+                                         f"{exc}") from None
+                raise
+            for (info, _), r in zip(todo, rates):
+                S.set(info.deriv, r)
             S.resolve(f"model '{model.name}'")
 
     derivatives()

@@ -90,6 +90,35 @@ def der(expr):
     return ca.reshape(ca.jtimes(ca.vec(e), ca.vertcat(*syms), ca.vertcat(*rates)), e.shape)
 
 
+def der_many(exprs):
+    """``[der(e) for e in exprs]`` in one pass (one forward derivative of the stacked
+    expressions; for many expressions much faster than separate calls).
+
+    Raises
+    ------
+    ValueError
+        As :func:`der`, naming the first expression whose rate is not defined.
+    """
+    exprs = [_as_sx(e, "der()") for e in exprs]
+    if not exprs:
+        return []
+    V = ca.vertcat(*[ca.vec(e) for e in exprs])
+    syms = ca.symvar(V)
+    try:
+        rates = [_rate_of(s) for s in syms]
+    except ValueError:
+        for e in exprs:
+            der(e)                      # raises with the offending expression
+        raise
+    D = ca.jtimes(V, ca.vertcat(*syms), ca.vertcat(*rates)) if syms else ca.SX.zeros(V.shape)
+    out, o = [], 0
+    for e in exprs:
+        n = e.numel()
+        out.append(ca.reshape(D[o:o + n], e.shape))
+        o += n
+    return out
+
+
 def _rate_of(s):
     info = _info(s)
     if info is not None and info.kind in ("placeholder", "multiplier"):
