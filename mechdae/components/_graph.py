@@ -38,37 +38,69 @@ def hashes(e):
 
 
 class Subst:
-    """Placeholder -> value map, resolved to a fixpoint (values may use placeholders)."""
+    """Placeholder -> value map, resolved to a fixpoint (values may use placeholders).
+
+    Keys and values are kept as two SX columns (appended in batches), so that resolving
+    and applying the map cost a few CasADi calls, not one per entry.
+    """
 
     def __init__(self):
-        self.keys, self.vals, self.index = [], [], {}
+        self.keys, self.index = [], {}
+        self._K, self._V = ca.SX(0, 1), ca.SX(0, 1)
+        self._pk, self._pv = [], []          # appended since the columns were built
+
+    def _flush(self):
+        if self._pk:
+            self._K = ca.vertcat(self._K, *self._pk)
+            self._V = ca.vertcat(self._V, *self._pv)
+            self._pk, self._pv = [], []
 
     def set(self, ph, val):
         h = ph.element_hash()
+        val = val if isinstance(val, ca.SX) else ca.SX(val)
         if h in self.index:
-            self.vals[self.index[h]] = val
+            self._flush()
+            self._V[self.index[h]] = val
         else:
             self.index[h] = len(self.keys)
             self.keys.append(ph)
-            self.vals.append(val)
+            self._pk.append(ph)
+            self._pv.append(val)
 
     def has(self, ph):
         return ph.element_hash() in self.index
 
     def get(self, ph):
-        return self.vals[self.index[ph.element_hash()]]
+        self._flush()
+        return self._V[self.index[ph.element_hash()]]
+
+    def values(self, idx=None):
+        """All values (or those at positions ``idx``) as a list."""
+        self._flush()
+        V = self._V if idx is None else self._V[idx]
+        return ca.vertsplit(V) if V.numel() else []
+
+    @property
+    def vals(self):
+        return self.values()
+
+    def columns(self):
+        """``(keys, values)`` as two SX columns."""
+        self._flush()
+        return self._K, self._V
 
     def resolve(self, what):
         """Substitute the map into itself until no value uses a key (cycle: ModelError)."""
-        if not self.keys:
+        self._flush()
+        K, V = self._K, self._V
+        if not K.numel():
             return
-        K = ca.vertcat(*self.keys)
-        for _ in range(len(self.keys) + 1):
-            V = ca.vertcat(*self.vals)
+        for _ in range(K.numel() + 1):
             if not ca.depends_on(V, K):
+                self._V = V
                 return
-            self.vals = ca.substitute(self.vals, self.keys, self.vals)
-        bad = [str(k) for k, v in zip(self.keys, self.vals) if ca.depends_on(v, K)]
+            V = ca.substitute(V, K, V)
+        bad = [str(self.keys[i]) for i in range(K.numel()) if ca.depends_on(V[i], K)]
         raise ModelError(f"{what}: circular definition of {', '.join(bad[:8])}; a potential "
                          "or flow is defined in terms of itself (a loop of definitions: replace "
                          "one definition by a relation)")
@@ -77,4 +109,5 @@ class Subst:
         exprs = list(exprs)
         if not exprs or not self.keys:
             return exprs
-        return ca.substitute(exprs, self.keys, self.vals)
+        self._flush()
+        return ca.substitute(exprs, [self._K], [self._V])

@@ -115,7 +115,8 @@ def flatten(model):
         return not (hs & coord_phs) and not (hs & pot_hashes)
 
     for root, lst in defs.items():
-        order = sorted(range(len(lst)), key=lambda k: (not fixed_expr(lst[k][3]), k))
+        order = sorted(range(len(lst)), key=lambda k: (not fixed_expr(lst[k][3]), k)) \
+            if len(lst) > 1 else [0]
         c0, cn0, i0, e0 = lst[order[0]]
         node_val[root] = e0
         primary[root] = (c0, cn0, i0)
@@ -250,13 +251,15 @@ def flatten(model):
     def derivatives():
         """der() placeholders of resolved values (needed by flows, equations, energies)."""
         while True:
-            todo = []
-            for k in S.keys:
+            todo, idx = [], []
+            for i, k in enumerate(S.keys):
                 info = _info(k)
                 if info is not None and info.deriv is not None and not S.has(info.deriv):
-                    todo.append((info, S.get(k)))
+                    todo.append(info)
+                    idx.append(i)
             if not todo:
                 return
+            todo = list(zip(todo, S.values(idx)))
             try:
                 rates = der_many([v for _, v in todo])
             except ValueError:
@@ -402,13 +405,20 @@ def flatten(model):
     allT = S.apply([ca.vertcat(*c._T) if c._T else ca.SX(0, 1) for c in comps])
     gf_all = S.apply([Q for c in comps for Q, _ in c._gforces])
     gf_k = 0
-    for c, Vc, Tc in zip(comps, allV, allT):
+    # components whose potential energy depends on a general variable (a flange at a node
+    # without inertia) act through virtual work instead
+    gvec = ca.vertcat(*general) if general else ca.SX(0, 1)
+    Vall = ca.vertcat(*[ca.sum1(v) if v.numel() else ca.SX(0) for v in allV])
+    gen_rows = set(ca.jacobian(Vall, gvec).sparsity().row()) if gvec.numel() else set()
+    Tall = ca.vertcat(*[ca.sum1(t) if t.numel() else ca.SX(0) for t in allT])
+    gen_T = set(ca.jacobian(Tall, gvec).sparsity().row()) if gvec.numel() else set()
+    for ic, (c, Vc, Tc) in enumerate(zip(comps, allV, allT)):
         V = ca.vertsplit(Vc) if Vc.numel() else []
-        use_energy = not any(is_general(v) for v in V)
+        use_energy = ic not in gen_rows
         for v in V if use_energy else []:
             model.potential_energy(v)
         for T in ca.vertsplit(Tc) if Tc.numel() else []:
-            if is_general(T):
+            if ic in gen_T:
                 P.append(f"{c.path}: kinetic energy depends on a general variable (a node without "
                          "inertia); connect the inertia to a defined node")
             model.kinetic_energy(T)
@@ -506,7 +516,7 @@ def flatten(model):
         raise ModelError([f"model '{model.name}': {p}" for p in P])
     # hand-written parts of the model may use component symbols too
     if S.keys:
-        model.substitute(ca.vertcat(*S.keys), ca.vertcat(*S.vals))
+        model.substitute(*S.columns())
     t_end = time.perf_counter()
     n_pot = sum(len(cn.potentials) for cn in conns)
     model.flatten_stats = dict(

@@ -47,7 +47,8 @@ class _Compliant(Component):
         self.flange_b = self.connector(Flange, "flange_b")
         self.phi_rel = self.flange_b.phi - self.flange_a.phi
         self.output("phi_rel", self.phi_rel)
-        self.output("w_rel", der(self.phi_rel))
+        self.w_rel = der(self.flange_b.phi) - der(self.flange_a.phi)
+        self.output("w_rel", self.w_rel)
 
     def _torque(self, tau_c=None, tau_d=None):
         tau = (0 if tau_c is None else tau_c) + (0 if tau_d is None else tau_d)
@@ -59,7 +60,7 @@ class _Compliant(Component):
             self.flow(self.flange_a, -tau, energy=-tau_c)
             self.flow(self.flange_b, tau, energy=tau_c)
         if tau_d is not None:
-            self.output("lossPower", tau_d * der(self.phi_rel))
+            self.output("lossPower", tau_d * self.w_rel)
 
 
 class Spring(_Compliant):
@@ -79,7 +80,7 @@ class Damper(_Compliant):
     def __init__(self, name, d=0.0):
         super().__init__(name)
         d = self.parameter("d", d)
-        self._torque(tau_d=d * der(self.phi_rel))
+        self._torque(tau_d=d * self.w_rel)
 
 
 class SpringDamper(_Compliant):
@@ -91,7 +92,7 @@ class SpringDamper(_Compliant):
         d = self.parameter("d", d)
         p0 = self.parameter("phi_rel0", phi_rel0)
         self.potential_energy(0.5 * c * (self.phi_rel - p0) ** 2)
-        self._torque(c * (self.phi_rel - p0), d * der(self.phi_rel))
+        self._torque(c * (self.phi_rel - p0), d * self.w_rel)
 
 
 class Fixed(Component):

@@ -44,8 +44,9 @@ class _Compliant(Component):
         self.flange_a = self.connector(Flange, "flange_a")
         self.flange_b = self.connector(Flange, "flange_b")
         self.s_rel = self.flange_b.s - self.flange_a.s
+        self.v_rel = der(self.flange_b.s) - der(self.flange_a.s)
         self.output("s_rel", self.s_rel)
-        self.output("v_rel", der(self.s_rel))
+        self.output("v_rel", self.v_rel)
 
 
 class Spring(_Compliant):
@@ -68,7 +69,7 @@ class Damper(_Compliant):
     def __init__(self, name, d=0.0):
         super().__init__(name)
         d = self.parameter("d", d)
-        v_rel = der(self.s_rel)
+        v_rel = self.v_rel
         f = d * v_rel
         self.output("f", f)
         self.output("lossPower", f * v_rel)
@@ -84,7 +85,7 @@ class SpringDamper(_Compliant):
         c = self.parameter("c", c)
         d = self.parameter("d", d)
         s0 = self.parameter("s_rel0", s_rel0)
-        v_rel = der(self.s_rel)
+        v_rel = self.v_rel
         f_c = c * (self.s_rel - s0)
         f_d = d * v_rel
         self.output("f", f_c + f_d)

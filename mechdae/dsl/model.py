@@ -102,7 +102,8 @@ def der_many(exprs):
     exprs = [_as_sx(e, "der()") for e in exprs]
     if not exprs:
         return []
-    V = ca.vertcat(*[ca.vec(e) for e in exprs])
+    scalar = all(e.is_scalar() for e in exprs)
+    V = ca.vertcat(*(exprs if scalar else [ca.vec(e) for e in exprs]))
     syms = ca.symvar(V)
     try:
         rates = [_rate_of(s) for s in syms]
@@ -111,6 +112,8 @@ def der_many(exprs):
             der(e)                      # raises with the offending expression
         raise
     D = ca.jtimes(V, ca.vertcat(*syms), ca.vertcat(*rates)) if syms else ca.SX.zeros(V.shape)
+    if scalar:
+        return ca.vertsplit(D)
     out, o = [], 0
     for e in exprs:
         n = e.numel()
