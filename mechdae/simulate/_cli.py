@@ -50,6 +50,19 @@ def _event_kinds(events):
     return " (" + ", ".join(f"{n} {k}" for k, n in counts.items()) + ")"
 
 
+def _conservative(system):
+    """Whether ``T + V`` is a first integral: no generalized forces, inputs, general
+    equations or time in the energies and constraints."""
+    import casadi as ca
+    m, d = system.parent, system._d
+    if m.forces or m.speed_forces or m.power_terms or m.inputs or m.equations:
+        return False
+    if system.nv + system.nz:
+        return False
+    E = ca.vertcat(d.T, d.V, d.phi, d.psi)
+    return not ca.depends_on(E, d.t)
+
+
 def run(args, out=sys.stdout):
     """Execute ``mechdae run``; returns the exit status."""
     from ..loader import load_module
@@ -97,6 +110,9 @@ def run(args, out=sys.stdout):
         b = res.energy_balance()
         lines.append(f"energy       {b['initial']:.6g} -> {b['final']:.6g}: {b['events']:+.6g} at "
                      f"events, {b['unexplained']:+.3e} otherwise (friction work, integration)")
+    elif res.energy is not None and not _conservative(system):
+        lines.append(f"energy       {res.energy[0]:.6g} -> {res.energy[-1]:.6g} (forces, sources or "
+                     "general equations do work: no conservation check)")
     else:
         ee = res.energy_error()
         lines.append(f"energy error {ee:.3e} (relative)" if ee is not None else "energy error n/a")
