@@ -123,33 +123,29 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
     if initialize and (system.m + system.k or system.quaternions):
         q1, u1, _ = project_state(system, qa, ua, t0, pv, np.where(gq, 1e8, 1.0),
                                   np.where(gu, 1e8, 1.0))
-        names = system.q_names + system.u_names
-        given = np.concatenate([gq, gu])
-        moved = []
-        for name, a, b, g in zip(names, np.concatenate([qa, ua]), np.concatenate([q1, u1]), given):
-            if abs(a - b) > 1e-10 * (1 + abs(a)):
-                init_report[name] = (float(a), float(b))
-                if g and abs(a - b) > 1e-6 * (1 + abs(a)):
-                    moved.append(name)
-        if moved:
-            warnings.warn(f"{system.name}: consistent initialization changed given values "
-                          + ", ".join(f"{n}: {init_report[n][0]:.6g} -> {init_report[n][1]:.6g}"
-                                      for n in moved), stacklevel=4)
+        _record_changes(system, system.q_names + system.u_names, np.concatenate([qa, ua]),
+                        np.concatenate([q1, u1]), np.concatenate([gq, gu]), init_report)
         qa, ua = q1, u1
     if initialize and system.general_hidden and system.nv:
         v1 = project_general(system, qa, ua, va, t0, pv, np.where(gv, 1e8, 1.0))
-        moved = []
-        for name, a, b, g in zip(system.v_names, va, v1, gv):
-            if abs(a - b) > 1e-10 * (1 + abs(a)):
-                init_report[name] = (float(a), float(b))
-                if g and abs(a - b) > 1e-6 * (1 + abs(a)):
-                    moved.append(name)
-        if moved:
-            warnings.warn(f"{system.name}: consistent initialization changed given values "
-                          + ", ".join(f"{n}: {init_report[n][0]:.6g} -> {init_report[n][1]:.6g}"
-                                      for n in moved), stacklevel=4)
+        _record_changes(system, system.v_names, va, v1, gv, init_report)
         va = v1
     return qa, ua, va, init_report
+
+
+def _record_changes(system, names, old, new, given, init_report):
+    """Report every value initialization changed; warn (naming them) about given values that
+    moved by more than 1e-6 (relative)."""
+    moved = []
+    for name, a, b, g in zip(names, old, new, given):
+        if abs(a - b) > 1e-10 * (1 + abs(a)):
+            init_report[name] = (float(a), float(b))
+            if g and abs(a - b) > 1e-6 * (1 + abs(a)):
+                moved.append(name)
+    if moved:
+        warnings.warn(f"{system.name}: consistent initialization changed given values "
+                      + ", ".join(f"{n}: {init_report[n][0]:.6g} -> {init_report[n][1]:.6g}"
+                                  for n in moved), stacklevel=5)
 
 
 def project_general(system, q, u, v, t, pv, wv=None, tol=1e-13, max_iter=50):

@@ -147,33 +147,27 @@ def singular_blocks(n_eq, n_var, adj, match_e, match_v):
     for i, js in enumerate(adj):
         for j in js:
             vadj[j].append(i)
-    seen_e, seen_v = set(), set()
-    todo = [i for i in range(n_eq) if match_e[i] < 0]
-    seen_e.update(todo)
+    over = _alternating_reach([i for i in range(n_eq) if match_e[i] < 0], adj, match_v)
+    v_side, e_side = _alternating_reach([j for j in range(n_var) if match_v[j] < 0], vadj,
+                                        match_e)
+    return over, (e_side, v_side)
+
+
+def _alternating_reach(starts, adj, match_other):
+    """Nodes reachable from the unmatched ``starts`` along alternating paths (an edge to the
+    other side, then that node's matching edge back): ``(this side, other side)``, sorted."""
+    seen_a, seen_b = set(starts), set()
+    todo = list(starts)
     while todo:
         i = todo.pop()
         for j in adj[i]:
-            if j not in seen_v:
-                seen_v.add(j)
-                k = match_v[j]
-                if k >= 0 and k not in seen_e:
-                    seen_e.add(k)
+            if j not in seen_b:
+                seen_b.add(j)
+                k = match_other[j]
+                if k >= 0 and k not in seen_a:
+                    seen_a.add(k)
                     todo.append(k)
-    over = (sorted(seen_e), sorted(seen_v))
-    seen_e, seen_v = set(), set()
-    todo = [j for j in range(n_var) if match_v[j] < 0]
-    seen_v.update(todo)
-    while todo:
-        j = todo.pop()
-        for i in vadj[j]:
-            if i not in seen_e:
-                seen_e.add(i)
-                k = match_e[i]
-                if k >= 0 and k not in seen_v:
-                    seen_v.add(k)
-                    todo.append(k)
-    under = (sorted(seen_e), sorted(seen_v))
-    return over, under
+    return sorted(seen_a), sorted(seen_b)
 
 
 def _q(names):
