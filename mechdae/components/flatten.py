@@ -134,12 +134,17 @@ def flatten(model):
     rels = []                            # dict per relation
     for c in comps:
         for name, phi in c._relations:
-            used = [pot_of[h] for h in _hashes(phi) if h in pot_of]
-            bad = [cn for cn, _ in used if cn.owner is not c]
-            if bad:
-                P.append(f"{c.path}: relation '{name}' uses {bad[0].describe()} of another "
-                         "component; a relation joins the component's own connectors")
-            rels.append(dict(comp=c, name=name, phi=phi, used=used, role=None))
+            # each row on its own: a row defines one potential once the others are known
+            # (a body's frame_b: the angle first, then the position that depends on it)
+            rows = ca.vertsplit(ca.vec(phi)) if phi.numel() > 1 else [phi]
+            for k, row in enumerate(rows):
+                used = [pot_of[h] for h in _hashes(row) if h in pot_of]
+                bad = [cn for cn, _ in used if cn.owner is not c]
+                if bad:
+                    P.append(f"{c.path}: relation '{name}' uses {bad[0].describe()} of another "
+                             "component; a relation joins the component's own connectors")
+                rname = name if len(rows) == 1 else f"{name}[{k}]"
+                rels.append(dict(comp=c, name=rname, phi=row, used=used, role=None))
     changed = True
     while changed:
         changed = False
