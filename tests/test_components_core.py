@@ -248,3 +248,45 @@ def test_forces_through_eliminated_joints_are_not_offered_with_contacts():
     assert res.events and res.events[0].kind == "impact"
     with pytest.raises(KeyError):
         res["b2.flange_a.f"]
+
+
+class _Slider(md.Component):
+    """A joint coordinate without inertia that positions its flange (a prismatic joint)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        x = self.coordinate("x", speed="v")
+        self.flange = self.connector(tr.Flange, "flange")
+        self.define(self.flange, x)
+
+
+class _PointMass(md.Component):
+    """A mass whose position its flange gives (a body in a multibody tree): inertia from its
+    kinetic energy, its flow the inertial force m a (from the accelerations)."""
+
+    def __init__(self, name, m=1.0):
+        super().__init__(name)
+        mass = self.parameter("m", m)
+        self.flange = self.connector(tr.Flange, "flange")
+        s = self.flange.s
+        self.kinetic_energy(0.5 * mass * md.der(s) ** 2)
+        self.potential_energy(mass * 9.81 * s)        # a weight along the axis
+        self.flow(self.flange, self.energy_flows(self.flange), energy=True)   # m a + m g
+
+
+def test_body_on_a_joint_reports_its_inertial_force_as_its_flow():
+    m = md.Model("joint and body")
+    j = m.add(_Slider("j"))
+    body = m.add(_PointMass("body", m=2.0))
+    spring = m.add(tr.Spring("spring", c=8.0))
+    wall = m.add(tr.Fixed("wall"))
+    m.connect(j.flange, body.flange, spring.flange_b)
+    m.connect(wall.flange, spring.flange_a)
+    s = m.compile()
+    assert s.q_names == ["j.x"]
+    res = s.simulate(1.0, q0={"j.x": 0.1})
+    x_eq = -2.0 * 9.81 / 8.0                          # the weight stretches the spring
+    assert np.allclose(res["j.x"], x_eq + (0.1 - x_eq) * np.cos(2.0 * res.t), atol=1e-7)
+    # the body's flow is m a + m g = -c x; the joint carries nothing along its free axis
+    assert np.allclose(res["body.flange.f"], -8.0 * res["j.x"], atol=1e-7)
+    assert np.allclose(res["j.flange.f"], 0.0, atol=1e-7)

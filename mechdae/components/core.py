@@ -26,7 +26,7 @@ import numbers
 import casadi as ca
 import numpy as np
 
-from ..dsl.model import placeholder, _as_sx, _info
+from ..dsl.model import placeholder, _as_sx, _info, der
 from ..errors import ModelError
 
 __all__ = ["Component", "Connector", "TIME"]
@@ -303,6 +303,26 @@ class Component:
         self._outputs.append((name, _as_sx(expr, f"{self.path}: output '{name}'")))
 
     # ------------------------------------------------------------------ helpers
+    def energy_flows(self, connector):
+        """The flows at ``connector`` that this component's own energies imply:
+
+            flow_i = d/dt dL/d(s_i') - dL/ds_i,    L = sum T - sum V (this component's),
+
+        the force (torque) the node must apply at potential ``s_i`` to produce the
+        component's motion: a body's inertial force minus its weight, a spring's
+        ``dV/ds``. Declare them with ``self.flow(connector, self.energy_flows(connector),
+        energy=True)`` (the energies, not the flows, enter the Lagrangian); they use
+        accelerations, so results evaluate them from the equations of motion.
+        """
+        L = sum(self._T, ca.SX(0)) - sum(self._V, ca.SX(0))
+        s = ca.vertcat(*connector.potential_syms)
+        sd = ca.vertcat(*[der(x) for x in connector.potential_syms])
+        p = ca.gradient(L, sd)
+        syms = ca.symvar(p)
+        ddt = ca.jtimes(p, ca.vertcat(*syms), ca.vertcat(*[der(x) for x in syms])) if syms \
+            else ca.SX.zeros(p.shape)
+        return ca.vertsplit(ddt - ca.gradient(L, s))
+
     @staticmethod
     def source(value, t):
         """A source value: a number, an expression, or a callable of time ``f(t)``."""

@@ -266,7 +266,9 @@ def flatten(model):
                 return
             todo = list(zip(todo, S.values(idx)))
             try:
-                rates = der_many([v for _, v in todo])
+                # rates of velocities (a body's inertial force in its flows) are the
+                # accelerations, which only outputs may use
+                rates = der_many([v for _, v in todo], acceleration=model.acceleration)
             except ValueError:
                 for info, val in todo:
                     try:

@@ -90,9 +90,13 @@ def der(expr):
     return ca.reshape(ca.jtimes(ca.vec(e), ca.vertcat(*syms), ca.vertcat(*rates)), e.shape)
 
 
-def der_many(exprs):
+def der_many(exprs, acceleration=None):
     """``[der(e) for e in exprs]`` in one pass (one forward derivative of the stacked
     expressions; for many expressions much faster than separate calls).
+
+    ``acceleration``: a callable giving the rate symbol of a speed (``Model.acceleration``),
+    for expressions of outputs that are rates of velocities; without it such a rate is an
+    error, as in :func:`der`.
 
     Raises
     ------
@@ -105,8 +109,15 @@ def der_many(exprs):
     scalar = all(e.is_scalar() for e in exprs)
     V = ca.vertcat(*(exprs if scalar else [ca.vec(e) for e in exprs]))
     syms = ca.symvar(V)
+
+    def rate(s):
+        if acceleration is not None:
+            info = _info(s)
+            if info is not None and info.kind in ("speed", "rate") and info.deriv is None:
+                return acceleration(s)
+        return _rate_of(s)
     try:
-        rates = [_rate_of(s) for s in syms]
+        rates = [rate(s) for s in syms]
     except ValueError:
         for e in exprs:
             der(e)                      # raises with the offending expression
@@ -785,6 +796,13 @@ class Model:
         from ..symbolic import compile_model
         self.flatten()
         return compile_model(self, stabilization)
+
+    def __reduce__(self):
+        """Pickle support: symbols and expressions travel as one serialized CasADi Function
+        (see :mod:`mechdae.symbolic.pickling`); a Model whose components were not flattened
+        yet is refused (call :meth:`flatten` first)."""
+        from ..symbolic.pickling import dump_payload, load_payload
+        return load_payload, (dump_payload(self, self.time),)
 
     def __repr__(self):
         return (f"Model({self.name!r}: {len(self.coords)} coordinates, {len(self.speeds_)} speeds, "

@@ -100,6 +100,11 @@ def derive(model):
         for s in ca.symvar(e):
             if s.element_hash() not in allowed:
                 info = _info(s)
+                if info is not None and info.kind in ("multiplier", "acceleration"):
+                    P.append(f"{label}: uses the {info.kind} '{info.name}', which only outputs "
+                             "may use (m.output); accelerations and constraint forces follow "
+                             "from the equations compile() derives")
+                    continue
                 if info is not None and info.model_id == mid:
                     continue
                 bad.append(str(s))
@@ -113,7 +118,8 @@ def derive(model):
         for s in ca.symvar(e):
             if s.element_hash() not in allowed:
                 info = _info(s)
-                if info is None or info.model_id != mid:
+                if info is None or info.model_id != mid or \
+                        info.kind in ("multiplier", "acceleration"):
                     return False
         return True
 
