@@ -70,6 +70,7 @@ def compile_model(model, stabilization="default"):
     sys.compile_stats = dict(getattr(model, "flatten_stats", {}),
                              index_reduction=getattr(d, "t_index_reduction", 0.0),
                              derivation=sys.compile_time)
+    sys._compiled_keys = tuple(sys.__dict__) + ("_compiled_keys",)   # what pickling keeps
     return sys
 
 

@@ -457,6 +457,23 @@ class System:
         from ..export.ocp import OCP
         return OCP(self, N=N, t_final=t_final, method=method, controls=controls, **options)
 
+    # ------------------------------------------------------------------ pickling
+    def __reduce__(self):
+        """Pickle support: the Model, the compiled Functions (serialized by CasADi) and the
+        derivation record travel together; nothing is derived again on loading (see
+        :mod:`mechdae.symbolic.pickling`). Caches rebuild on first use."""
+        from .pickling import dump_payload, load_payload
+        return load_payload, (dump_payload(self, self.parent.time),)
+
+    def _pickle_state(self):
+        """Attributes set by compile() (later additions are caches, rebuilt on use)."""
+        keys = self.__dict__.get("_compiled_keys") or [
+            k for k in self.__dict__ if k not in ("_xdot_fn", "_laws_cache", "_timestepping",
+                                                  "_unified", "_mdae_contact_assembler")]
+        state = {k: self.__dict__[k] for k in keys if k in self.__dict__}
+        state["_integrators"] = {}
+        return state
+
     def __repr__(self):
         return (f"System({self.name!r}: nq={self.nq}, nu={self.nu}, m={self.m}, k={self.k}, "
                 f"contacts={len(self.contact_names)}, stabilization={self.stabilization!r})")
