@@ -12,6 +12,7 @@ generalized speed of ``x`` (``q' = N(q) u`` with ``N = I``).
 """
 import math
 import numbers
+import threading
 
 import casadi as ca
 import numpy as np
@@ -163,6 +164,7 @@ def _rate_of(s):
 
 
 _MODELS = {}
+_FLATTEN_LOCK = threading.RLock()    # flattening edits a Model in place: one at a time
 
 
 def placeholder(name):
@@ -771,12 +773,14 @@ class Model:
 
     def flatten(self):
         """Flatten the added components and connections into this Model's equations (done
-        once, by the first :meth:`compile`; later calls do nothing). Returns the Model."""
-        if self.components and not self._flattened:
-            # the acausal layer lives above the DSL: it is reached through the components
-            # themselves, never imported from here
-            self.components[0]._flatten_model(self)
-        self._flattened = True
+        once, by the first :meth:`compile`; later calls do nothing; safe when several
+        threads compile one Model). Returns the Model."""
+        with _FLATTEN_LOCK:
+            if self.components and not self._flattened:
+                # the acausal layer lives above the DSL: it is reached through the components
+                # themselves, never imported from here
+                self.components[0]._flatten_model(self)
+            self._flattened = True
         return self
 
     def compile(self, stabilization="default"):
