@@ -46,7 +46,8 @@ def compile_model(model, stabilization="default"):
     d, P = derive(model)
     problems = P + problems
     out_expr, out_lam, out_names, P2 = derive_outputs(model, d)
-    problems += P2
+    if not problems:         # otherwise an output's problem is a consequence of those
+        problems += P2
     HK = None
     if not problems:
         from ..stabilization import _Zero
