@@ -98,7 +98,7 @@ def main():
     t_sys = best(lambda: blk.impact(qa, ua), 20000, rep=7)
     asm = A._assembler(blk)
     fs = asm.fast_solver((0, 1))
-    t_gap = best(asm.gap_eval, 20000)
+    t_gap = best(asm.workspace().gap_eval, 20000)
     t_fun = best(fs.eval, 20000)
     fs.eval()
     tail = (blk, 0.0, None, None)

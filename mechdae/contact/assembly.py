@@ -58,13 +58,23 @@ builds its dictionaries on access; anything unusual (no consistent solution, ene
 superelastic or 'poisson' laws, bad input) is handed to the general path. The vectorized
 path maps a lean graph (laws included) over N states in one call (``Function.map``,
 threaded) and solves all impact problems in one C call per thread.
+
+Threads: the compiled graphs (CasADi Functions, layouts, laws) are shared by every thread;
+the numpy arrays and ``Function.buffer()`` objects they are evaluated on, and the bound C
+solvers of the fast path, are per thread (:class:`_Workspace`, one per thread and System,
+created on first use), so every entry point may be called on one System from several
+threads at once with the results of a sequential run. Lazy construction of shared pieces
+(the assembler itself, the per-active-set Functions, the batch graph) happens under
+:data:`_LOCK`.
 """
 import math
+import threading
 from dataclasses import dataclass, field
 
 import casadi as ca
 import numpy as np
 
+from .. import _threads
 from . import _contact, kernels
 from .kernels import EnergyGainError, MODE_NAMES
 
@@ -82,6 +92,10 @@ BATCH_THREADS = 2
 
 PIVOT_TOL = 1e-12
 """A mass matrix whose smallest LDL pivot ratio ``d_i / M_ii`` is below this is singular."""
+
+_LOCK = _threads.LOCK
+"""Serializes the lazy construction of shared pieces (assemblers, per-active-set and batch
+Functions); evaluations never take it."""
 
 
 def _ldl_function(n, k):
@@ -201,15 +215,7 @@ class _Assembler:
         self._layouts = {}
         self.shapes = [(o.shape[0], o.shape[1]) for o in outs]
         self.nr, self.nu, self.nq = nr, nu, nq
-        # buffer for single evaluations (outputs column-major: store transposed)
-        self._in = [np.zeros(nq), np.zeros(nu), np.zeros(nv), np.zeros(1), np.zeros(np_),
-                    np.zeros(nw)]
-        self._out = [np.zeros((c, r_)) for (r_, c) in self.shapes]
-        self._buf, self._eval = self.F.buffer()
-        for i, a in enumerate(self._in):
-            self._buf.set_arg(i, memoryview(a))
-        for i, a in enumerate(self._out):
-            self._buf.set_res(i, memoryview(a))
+        self.in_sizes = (nq, nu, nv, 1, np_, nw)
         self._maps = {}
         # contact layout
         self.names = list(s.contact_names)
@@ -244,27 +250,37 @@ class _Assembler:
         chk = ca.sum1(q) + ca.sum1(u) + ca.sum1(p) + t
         Fg = ca.Function("contact_gaps", [q, u, v, t, p, w], [ca.densify(gap), chk])
         self.Fg = _expanded(Fg)
-        self.gap_out = np.zeros(gap.shape[0])
-        self.chk_out = np.zeros(1)
-        self._gbuf, self.gap_eval = self.Fg.buffer()
-        for i, a in enumerate(self._in):
-            self._gbuf.set_arg(i, memoryview(a))
-        self._gbuf.set_res(0, memoryview(self.gap_out))
-        self._gbuf.set_res(1, memoryview(self.chk_out))
-        self.p_is_default = False      # does self._in[4] hold the default parameters?
-        self._fast = {}
+        self.ngap = gap.shape[0]
+        self._fast_f = {}              # active set -> _FastFunction (shared) or None
         self._Fb = None
+        self._tls = threading.local()  # .ws: this thread's _Workspace
+
+    def workspace(self):
+        """This thread's :class:`_Workspace` (created on first use)."""
+        try:
+            return self._tls.ws
+        except AttributeError:
+            ws = self._tls.ws = _Workspace(self)
+            return ws
+
+    def fast_function(self, idx):
+        """The shared :class:`_FastFunction` of the active set ``idx`` (tuple), or None
+        when the fast path does not apply (no contact, more than 6, a 'poisson' law)."""
+        ff = self._fast_f.get(idx, False)
+        if ff is False:
+            with _LOCK:
+                ff = self._fast_f.get(idx, False)
+                if ff is False:
+                    ff = None
+                    if 0 < len(idx) <= 6 and all(self.laws[i] == "newton" for i in idx):
+                        ff = _FastFunction(self, idx)
+                    self._fast_f[idx] = ff
+        return ff
 
     def fast_solver(self, idx):
-        """The :class:`_FastImpact` of the active set ``idx`` (tuple), or None when the
-        fast path does not apply (no contact, more than 6, a 'poisson' law)."""
-        fs = self._fast.get(idx, False)
-        if fs is False:
-            fs = None
-            if 0 < len(idx) <= 6 and all(self.laws[i] == "newton" for i in idx):
-                fs = _FastImpact(self, idx)
-            self._fast[idx] = fs
-        return fs
+        """This thread's :class:`_FastImpact` of the active set ``idx`` (tuple), or None
+        when the fast path does not apply."""
+        return self.workspace().fast_solver(idx)
 
     def check_pivot(self, piv, q, p):
         """Raise the singular-mass-matrix error when ``piv`` (LDL pivot ratio) is tiny."""
@@ -298,32 +314,38 @@ class _Assembler:
         return L[:, 0], L[:, 1], L[:, 2]
 
     def evaluate(self, q, u, vx, t, pv, wv):
-        """Evaluate every output at one state; returns a dict of fresh arrays."""
-        ins = self._in
+        """Evaluate every output at one state (on this thread's buffers); returns a dict
+        of fresh arrays."""
+        ws = self.workspace()
+        ins = ws._in
         ins[0][:] = q
         ins[1][:] = u
         if vx is not None and ins[2].size:
             ins[2][:] = vx
         ins[3][0] = t
         ins[4][:] = pv
-        self.p_is_default = False
+        ws.p_is_default = False
         if wv is not None and ins[5].size:
             ins[5][:] = wv
-        self._eval()
-        self.check_pivot(float(self._out[-1][0, 0]), ins[0], ins[4])
-        return {n: a.T.copy() for n, a in zip(self.out_names, self._out)}
+        ws._eval()
+        self.check_pivot(float(ws._out[-1][0, 0]), ins[0], ins[4])
+        return {n: a.T.copy() for n, a in zip(self.out_names, ws._out)}
 
     def _batch_function(self):
         """The graph of the vectorized impact path: only what it needs, laws included, so
         that N states are one mapped call."""
         if self._Fb is None:
-            S = self._sym
-            outs = [S["gap"], S["Wu"], S["D"], S["B"], S["M"], S["piv"], self.law_sym, S["T"]]
-            self.batch_names = ["gap", "Wu", "D", "B", "M", "piv", "laws", "T"]
-            self.batch_shapes = [(o.shape[0], o.shape[1]) for o in outs]
-            F = ca.Function("contact_impact_batch", [S[k] for k in "q u v t p w".split()],
-                            [ca.densify(ca.MX(o)) for o in outs])
-            self._Fb = _expanded(F)
+            with _LOCK:
+                if self._Fb is None:
+                    S = self._sym
+                    outs = [S["gap"], S["Wu"], S["D"], S["B"], S["M"], S["piv"],
+                            self.law_sym, S["T"]]
+                    self.batch_names = ["gap", "Wu", "D", "B", "M", "piv", "laws", "T"]
+                    self.batch_shapes = [(o.shape[0], o.shape[1]) for o in outs]
+                    F = ca.Function("contact_impact_batch",
+                                    [S[k] for k in "q u v t p w".split()],
+                                    [ca.densify(ca.MX(o)) for o in outs])
+                    self._Fb = _expanded(F)
         return self._Fb
 
     def evaluate_batch(self, Q, U, VX, t, P, Wv):
@@ -334,11 +356,14 @@ class _Assembler:
         Fb = self._batch_function()
         Fm = self._maps.get(N)
         if Fm is None:
-            Fm = (Fb.map(N, "thread", BATCH_THREADS) if BATCH_THREADS > 1 and N >= 256
-                  else Fb.map(N))
-            if len(self._maps) > 8:
-                self._maps.clear()
-            self._maps[N] = Fm
+            with _LOCK:
+                Fm = self._maps.get(N)
+                if Fm is None:
+                    Fm = (Fb.map(N, "thread", BATCH_THREADS)
+                          if BATCH_THREADS > 1 and N >= 256 else Fb.map(N))
+                    if len(self._maps) > 8:
+                        self._maps.clear()
+                    self._maps[N] = Fm
         # buffer evaluation: inputs as (N, n) C arrays = column-major (n, N); outputs
         # (rows, N*cols) column-major = C arrays (N*cols, rows)
         ins = [np.ascontiguousarray(x.T) for x in (Q, U, VX, np.full((1, N), float(t)), P, Wv)]
@@ -362,15 +387,47 @@ class _Assembler:
                 for name, a, (rows, cols) in zip(self.batch_names, outs, self.batch_shapes)}
 
 
-class _FastImpact:
-    """Impact solver of one System and one active set (all 'newton' contacts, <= 6).
+class _Workspace:
+    """One thread's buffers of an :class:`_Assembler`: the input arrays, the buffered
+    evaluations of the assembly and gap Functions, and the thread's :class:`_FastImpact`
+    solvers (numpy arrays, ``Function.buffer()`` objects and bound C workspaces must not
+    be shared between threads)."""
 
-    One expanded CasADi Function returns exactly what the impact needs, already padded
-    to the kernel layout (``D``, ``v-``, ``B``, ``M``, ``T``, the LDL pivot ratio and the
-    contact laws); it reads the assembler's input buffer and writes into arrays that a
-    :class:`mechdae.contact._contact.BoundImpact` reads, so a solve is one buffer
-    evaluation plus one C call, without Python-level array handling.
-    """
+    def __init__(self, asm):
+        self.asm = asm
+        self._in = [np.zeros(k) for k in asm.in_sizes]
+        # outputs column-major: stored transposed
+        self._out = [np.zeros((c, r_)) for (r_, c) in asm.shapes]
+        self._buf, self._eval = asm.F.buffer()
+        for i, a in enumerate(self._in):
+            self._buf.set_arg(i, memoryview(a))
+        for i, a in enumerate(self._out):
+            self._buf.set_res(i, memoryview(a))
+        self.gap_out = np.zeros(asm.ngap)
+        self.chk_out = np.zeros(1)
+        self._gbuf, self.gap_eval = asm.Fg.buffer()
+        for i, a in enumerate(self._in):
+            self._gbuf.set_arg(i, memoryview(a))
+        self._gbuf.set_res(0, memoryview(self.gap_out))
+        self._gbuf.set_res(1, memoryview(self.chk_out))
+        self.p_is_default = False      # does self._in[4] hold the default parameters?
+        self._fast = {}
+
+    def fast_solver(self, idx):
+        """This thread's :class:`_FastImpact` of the active set ``idx`` (tuple), or None."""
+        fs = self._fast.get(idx, False)
+        if fs is False:
+            ff = self.asm.fast_function(idx)
+            fs = self._fast[idx] = None if ff is None else _FastImpact(ff, self)
+        return fs
+
+
+class _FastFunction:
+    """The shared part of the fast impact path of one System and one active set (all
+    'newton' contacts, <= 6): one expanded CasADi Function that returns exactly what the
+    impact needs, already padded to the kernel layout (``D``, ``v-``, ``B``, ``M``, ``T``,
+    the LDL pivot ratio and the contact laws), and the layout of its results (read by
+    :class:`ImpactResult`)."""
 
     def __init__(self, asm, idx):
         S = asm._sym
@@ -394,6 +451,24 @@ class _FastImpact:
         F = ca.Function("contact_impact", [S[k] for k in "q u v t p w".split()],
                         [ca.densify(x) for x in [Dp, vm, Bp, S["M"], S["T"], S["piv"]] + laws])
         self.F = _expanded(F)
+        self.n, self.nu, self.nq, self.nc = n, nu, asm.nq, nc
+        self.names = [asm.names[i] for i in idx]
+        self.rows = [[int(j) for j in r] for r in rows]
+        self.u_names = list(asm.system.u_names)
+        self.dim = dim
+        # results keep (this shared object, names): never a thread's buffers
+        self.lazy_head = (self, tuple(self.names))
+
+
+class _FastImpact:
+    """One thread's impact solver of one active set: the :class:`_FastFunction`'s
+    Function evaluated on a buffer that reads the thread's input arrays and writes into
+    arrays that a :class:`mechdae.contact._contact.BoundImpact` (with its own workspace)
+    reads, so a solve is one buffer evaluation plus one C call, without Python-level
+    array handling."""
+
+    def __init__(self, ff, ws):
+        n, nu, nc = ff.n, ff.nu, ff.nc
         self.D = np.zeros((n, n))
         self.vm = np.zeros(n)
         self.Bt = np.zeros((n, nu))           # column-major (nu, n) output = B^T in C order
@@ -401,28 +476,26 @@ class _FastImpact:
         self.T = np.zeros(1)
         self.piv = np.zeros(1)
         self.e_n, self.e_t, self.mu = np.zeros(nc), np.zeros(nc), np.zeros(nc)
-        self._buf, self.eval = self.F.buffer()
-        for i, a in enumerate(asm._in):
+        self._buf, self.eval = ff.F.buffer()
+        for i, a in enumerate(ws._in):
             self._buf.set_arg(i, memoryview(a))
         for i, a in enumerate([self.D, self.vm, self.Bt, self.M, self.T, self.piv,
                                self.e_n, self.e_t, self.mu]):
             self._buf.set_res(i, memoryview(a))
         self.kernel = _contact.BoundImpact(self.D, self.vm, self.e_n, self.e_t, self.mu,
-                                           self.Bt, self.M, asm._in[1], dim)
-        self.kernel.bind(self.T, self.piv, asm._in[0])
-        self.n, self.nu, self.nq = n, nu, asm.nq
-        self.names = [asm.names[i] for i in idx]
-        self.rows = [[int(j) for j in r] for r in rows]
-        self.u_names = list(asm.system.u_names)
-        self.dim = dim
-        self.lazy_head = (self, tuple(self.names))
+                                           self.Bt, self.M, ws._in[1], ff.dim)
+        self.kernel.bind(self.T, self.piv, ws._in[0])
+        self.lazy_head = ff.lazy_head
 
 
 def _assembler(system):
     asm = system.__dict__.get(_ASM_KEY)
     if asm is None:
-        asm = _Assembler(system)
-        system.__dict__[_ASM_KEY] = asm
+        with _LOCK:
+            asm = system.__dict__.get(_ASM_KEY)
+            if asm is None:
+                asm = _Assembler(system)
+                system.__dict__[_ASM_KEY] = asm
     return asm
 
 
@@ -931,6 +1004,8 @@ def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
     >>> out.v_plus["der(y)"], out.modes["A"]                         # doctest: +SKIP
     (1.0, 'stick')
     """
+    if tol != 1e-9 or gap_tol != GAP_TOL:       # NaN compares unequal: checked too
+        kernels.check_options(tol=tol, gap_tol=gap_tol)
     if not all_solutions and (method == "auto" or method == "enum"):
         out = _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs)
         if out is not None:
@@ -948,7 +1023,11 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
     asm = system.__dict__.get(_ASM_KEY)
     if asm is None:
         asm = _assembler(system)
-    ins = asm._in
+    try:
+        ws = asm._tls.ws                # this thread's buffers
+    except AttributeError:
+        ws = asm.workspace()
+    ins = ws._in
     if asm.nv or not _contact.load_state(ins[0], q, ins[1], v):
         qa, ua, va = _state(system, q, v)
         ins[0][:] = qa
@@ -960,25 +1039,25 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
         pv, wv = _params(system, params, inputs, t)
         ins[4][:] = pv
         ins[5][:] = wv
-        asm.p_is_default = False
+        ws.p_is_default = False
     elif params:
         ins[4][:] = system.param_vector(params)
-        asm.p_is_default = False
-    elif not asm.p_is_default:
+        ws.p_is_default = False
+    elif not ws.p_is_default:
         ins[4][:] = asm.p_default
-        asm.p_is_default = True
-    asm.gap_eval()
+        ws.p_is_default = True
+    ws.gap_eval()
     if active is None:
-        idx = _contact.active_set(asm.gap_out, asm.chk_out, gap_tol)
+        idx = _contact.active_set(ws.gap_out, ws.chk_out, gap_tol)
         if idx is None:
             return None
     else:
-        if not math.isfinite(asm.chk_out[0]):
+        if not math.isfinite(ws.chk_out[0]):
             return None
         idx = tuple(_active_indices(asm, active, None))
-    fs = asm._fast.get(idx, False)
+    fs = ws._fast.get(idx, False)
     if fs is False:
-        fs = asm.fast_solver(idx)
+        fs = ws.fast_solver(idx)
     if fs is None:
         return None
     fs.eval()
@@ -1167,6 +1246,7 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     >>> out = sys.impact_batch(qs, vs, params={"f": 0.5})          # doctest: +SKIP
     >>> out.mode("B")                                                # doctest: +SKIP
     """
+    kernels.check_options(tol=tol, gap_tol=gap_tol)
     asm = _assembler(system)
     Q, U, N = _batch_states(system, qs, vs)
     P = np.tile(np.asarray(system.p_defaults, dtype=float)[:, None], (1, N))
@@ -1336,6 +1416,7 @@ def contact_forces(system, q, v, active=None, params=None, t=0.0, gap_tol=GAP_TO
     ValueError
         A contact with ``mu = inf`` is sliding; bad state; unknown contact.
     """
+    kernels.check_options(tol=tol, gap_tol=gap_tol, vel_tol=vel_tol, slide_tol=slide_tol)
     asm = _assembler(system)
     qa, ua, va = _state(system, q, v)
     pv, wv = _params(system, params, inputs, t)

@@ -8,6 +8,8 @@ vector, so that ``params={"e": 0.5}`` takes effect without recompiling.
 import casadi as ca
 import numpy as np
 
+from .._threads import LOCK
+
 __all__ = ["laws_function", "contact_laws"]
 
 _KEYS = ("restitution", "tangential_restitution", "friction")
@@ -21,16 +23,22 @@ def laws_function(system):
     cache = system.__dict__.setdefault("_laws_cache", {})
     f = cache.get("f")
     if f is None:
-        d = system._d
-        cols = [[], [], []]
-        for c in system.contacts:
-            for lst, k in zip(cols, _KEYS):
-                val = c[k]
-                lst.append(val if isinstance(val, ca.SX) else ca.SX(float(val)))
-        outs = [ca.vertcat(*lst) if lst else ca.SX(0, 1) for lst in cols]
-        f = ca.Function("laws", [d.p], outs, ["p"], ["e_n", "e_t", "mu"])
-        cache["f"] = f
+        with LOCK:
+            f = cache.get("f")
+            if f is None:
+                f = cache["f"] = _laws_function(system)
     return f
+
+
+def _laws_function(system):
+    d = system._d
+    cols = [[], [], []]
+    for c in system.contacts:
+        for lst, k in zip(cols, _KEYS):
+            val = c[k]
+            lst.append(val if isinstance(val, ca.SX) else ca.SX(float(val)))
+    outs = [ca.vertcat(*lst) if lst else ca.SX(0, 1) for lst in cols]
+    return ca.Function("laws", [d.p], outs, ["p"], ["e_n", "e_t", "mu"])
 
 
 def contact_laws(system, pv):

@@ -48,6 +48,7 @@ import warnings
 import casadi as ca
 import numpy as np
 
+from .._threads import LOCK as _LOCK
 from ..errors import PainleveError, SolverError
 from . import register_method
 from .inputs import resolve_inputs, inputs_key, input_mx, constant_vector
@@ -349,7 +350,9 @@ class ModeSet:
         One cached ``core.map(CHUNK)`` evaluated chunk by chunk (a map built per call costs
         more than the evaluation)."""
         if self._fmap is None:
-            self._fmap = self.core.map(self.CHUNK)
+            with _LOCK:
+                if self._fmap is None:
+                    self._fmap = self.core.map(self.CHUNK)
         n, C = X.shape[1], self.CHUNK
         out = []
         for a in range(0, n, C):
@@ -438,9 +441,13 @@ class EventEngine:
         self.e_n, self.e_t, self.mu = contact_laws(system, pv)
         self.skey = inputs_key(specs)
         tkey = ("event-terms", self.skey)
-        if tkey not in system._integrators:
-            system._integrators[tkey] = _terms_function(system, specs)
-        self.terms_f = system._integrators[tkey]
+        tf = system._integrators.get(tkey)
+        if tf is None:
+            with _LOCK:
+                tf = system._integrators.get(tkey)
+                if tf is None:
+                    tf = system._integrators[tkey] = _terms_function(system, specs)
+        self.terms_f = tf
         self.events = []
         self.samples_t, self.samples_x, self.samples_mode = [], [], []
         self.n_windows = self.n_shoots = 0
@@ -491,9 +498,12 @@ class EventEngine:
                tuple(sorted(self.integrator_options.items())))
         ms = self.system._integrators.get(key)
         if ms is None:
-            ms = ModeSet(self.system, self.specs, mode, self.gains, self.nsub, self.rtol,
-                         self.atol, self.integrator_options)
-            self.system._integrators[key] = ms
+            with _LOCK:          # shared by the engines of every thread (built once)
+                ms = self.system._integrators.get(key)
+                if ms is None:
+                    ms = ModeSet(self.system, self.specs, mode, self.gains, self.nsub,
+                                 self.rtol, self.atol, self.integrator_options)
+                    self.system._integrators[key] = ms
         return ms
 
     def calls(self, mode):

@@ -11,6 +11,7 @@ import time as _time
 import casadi as ca
 import numpy as np
 
+from .._threads import LOCK as _LOCK, call_buffered
 from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
 from .init import initial_state, project_state
@@ -71,12 +72,16 @@ def _get_integrator(system, specs, grid, method, rtol, atol, opts):
            tuple(sorted(opts.items())))
     F = system._integrators.get(key)
     if F is None:
-        dae = integrator_dae(system, specs)
-        o = dict(abstol=atol, reltol=rtol, max_num_steps=200000)
-        o.update(opts)
-        plugin = "idas" if method == "idas" else "cvodes"
-        F = ca.integrator(f"{casadi_name(system.name)}_{plugin}", plugin, dae, 0.0, list(grid), o)
-        system._integrators[key] = F
+        with _LOCK:            # built once, shared: evaluated with call_buffered only
+            F = system._integrators.get(key)
+            if F is None:
+                dae = integrator_dae(system, specs)
+                o = dict(abstol=atol, reltol=rtol, max_num_steps=200000)
+                o.update(opts)
+                plugin = "idas" if method == "idas" else "cvodes"
+                F = ca.integrator(f"{casadi_name(system.name)}_{plugin}", plugin, dae, 0.0,
+                                  list(grid), o)
+                system._integrators[key] = F
     return F
 
 
@@ -113,22 +118,24 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
             X = np.zeros((0, ts.size))
         elif proj is None:
             F = _get_integrator(system, specs, grid, method, rtol, atol, opts)
-            out = F(x0=x0, p=_pack(system, t0, T, pv, H, K, wc))
-            X = np.hstack([x0[:, None], np.array(out["xf"])])
-            stats = dict(F.stats())
+            # a buffer per call: a direct F(...) shares the integrator's memory between
+            # threads (see mechdae/_threads.py)
+            out, stats = call_buffered(F, dict(x0=x0, p=_pack(system, t0, T, pv, H, K, wc)))
+            X = np.hstack([x0[:, None], out["xf"]])
         else:
             F = _get_integrator(system, specs, (1.0,), method, rtol, atol, opts)
             cols = [x0]
             xk = x0
             agg = {}
             for a, b in zip(ts[:-1], ts[1:]):
-                out = F(x0=xk, p=_pack(system, a, b - a, pv, H, K, wc))
-                xk = np.array(out["xf"]).ravel()
+                Pk = _pack(system, a, b - a, pv, H, K, wc)
+                out, st = call_buffered(F, dict(x0=xk, p=Pk))
+                xk = out["xf"].ravel()
                 q1, u1, _ = project_state(system, xk[:system.nq], xk[system.nq:system.nq + system.nu],
                                           b, pv, tol=proj.tol, max_iter=proj.max_iter)
                 xk = np.concatenate([q1, u1, xk[system.nq + system.nu:]])
                 cols.append(xk)
-                for k2, val in F.stats().items():
+                for k2, val in st.items():
                     if isinstance(val, (int, float)) and not isinstance(val, bool):
                         agg[k2] = agg.get(k2, 0) + val
             X = np.column_stack(cols)

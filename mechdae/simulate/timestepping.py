@@ -51,6 +51,7 @@ import warnings
 import casadi as ca
 import numpy as np
 
+from .._threads import LOCK as _LOCK
 from ..errors import SolverError
 from ._laws import contact_laws
 from .init import initial_state
@@ -78,6 +79,13 @@ def step_functions(system):
     cache = system.__dict__.setdefault("_timestepping", {})
     if "functions" in cache:
         return cache["functions"]
+    with _LOCK:
+        if "functions" not in cache:
+            cache["functions"] = _step_functions(system)
+    return cache["functions"]
+
+
+def _step_functions(system):
     d = system._d
     if system.nv + system.nz:
         raise ValueError(f"{system.name}: method 'timestepping' does not handle extra "
@@ -118,9 +126,7 @@ def step_functions(system):
     sizes = dict(nq=system.nq, nu=nu, np=len(system.p_names), nw=len(system.w_names),
                  nc=len(system.contact_names), dim=dim, r=system.m + system.k, m=system.m,
                  rheonomic=bool(system.rheonomic))
-    out = dict(terms=terms, proj=proj, dim=dim, sizes=sizes)
-    cache["functions"] = out
-    return out
+    return dict(terms=terms, proj=proj, dim=dim, sizes=sizes)
 
 
 class _PyFunction:
@@ -176,36 +182,51 @@ def _compile_library(functions):
 
 
 def _evaluators(system, compiled="auto"):
-    """``(terms, proj, compiled_flag)`` evaluators for the C loop, cached on the System."""
+    """``(terms, proj, compiled_flag)`` evaluators for the C loop.
+
+    The compiled library and its symbol addresses are looked up once per System (under
+    a lock); the evaluators themselves are new for every call: each holds the work
+    arrays of the generated code (and the fallback its error slot), so runs in several
+    threads do not share them."""
     from . import _step
     cache = system.__dict__.setdefault("_timestepping", {})
     fs = step_functions(system)
     key = ("eval", bool(compiled))
-    if key in cache:
-        return cache[key]
-    out = None
+    spec = cache.get(key)
+    if spec is None:
+        with _LOCK:
+            spec = cache.get(key)
+            if spec is None:
+                spec = cache[key] = _evaluator_spec(system, fs, compiled)
+    if spec[0] == "compiled":
+        lib, specs = spec[1], spec[2]
+        evs = [_step._Evaluator(address=addr, sizes=sizes, n_in=n_in, n_out=n_out, keep=lib)
+               for addr, sizes, n_in, n_out in specs]
+        return evs[0], evs[1], True
+    return (_step._Evaluator(py=_PyFunction(fs["terms"])),
+            _step._Evaluator(py=_PyFunction(fs["proj"])), False)
+
+
+def _evaluator_spec(system, fs, compiled):
+    """``("compiled", lib, [(address, sizes, n_in, n_out)] for terms, proj)`` or
+    ``("python",)`` when no compiler works (with a warning) or ``compiled`` is False."""
     if compiled:
         try:
             terms, proj = fs["terms"], fs["proj"]
             # one library per model source (cached by hash), symbols looked up per handle
             lib = _compile_library([terms, proj])
-            evs = []
+            specs = []
             for f in (terms, proj):
                 addr = ctypes.cast(getattr(lib, f.name()), ctypes.c_void_p).value
-                evs.append(_step._Evaluator(address=addr, sizes=(f.sz_arg(), f.sz_res(),
-                                                                 f.sz_iw(), f.sz_w()),
-                                            n_in=f.n_in(), n_out=f.n_out(), keep=lib))
-            out = (evs[0], evs[1], True)
+                specs.append((addr, (f.sz_arg(), f.sz_res(), f.sz_iw(), f.sz_w()), f.n_in(),
+                              f.n_out()))
+            return ("compiled", lib, specs)
         except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
             if compiled is True:
                 raise
             warnings.warn(f"{system.name}: compiled time stepping unavailable ({exc}); "
-                          "falling back to CasADi Function calls (slow)", stacklevel=3)
-    if out is None:
-        out = (_step._Evaluator(py=_PyFunction(fs["terms"])),
-               _step._Evaluator(py=_PyFunction(fs["proj"])), False)
-    cache[key] = out
-    return out
+                          "falling back to CasADi Function calls (slow)", stacklevel=4)
+    return ("python",)
 
 
 # ---------------------------------------------------------------------- driver

@@ -43,6 +43,7 @@ import time as _time
 import casadi as ca
 import numpy as np
 
+from .._threads import LOCK as _LOCK
 from .result import Result, Event
 
 __all__ = ["simulate_unified", "unified_functions"]
@@ -81,6 +82,13 @@ def unified_functions(system):
     cache = system.__dict__.setdefault("_unified", {})
     if "f" in cache:
         return cache["f"]
+    with _LOCK:                   # built once, shared by the runs of every thread
+        if "f" not in cache:
+            cache["f"] = _unified_functions(system)
+    return cache["f"]
+
+
+def _unified_functions(system):
     _check(system)
     d = system._d
     c = system.contacts[0]
@@ -178,12 +186,18 @@ def unified_functions(system):
     out = dict(rhs=rhs, step=step, mon=mon, init=init, stepmon=_fast(stepmon), nq=nq, nu=nu, nt=nt, mu=mu,
                k=k, kappa=kappa)
     del uu, gdot0
-    cache["f"] = out
     return out
 
 
 class _CFunction:
-    """A CasADi Function evaluated through its generated C (ctypes), dense in and out."""
+    """A CasADi Function evaluated through its generated C (ctypes), dense in and out.
+
+    The argument, result and work arrays belong to the object: a run takes its own copy
+    (:meth:`fresh`), so that runs in several threads do not share them."""
+
+    def fresh(self):
+        """A new evaluator of the same function with arrays of its own."""
+        return _CFunction(self.f, self.lib)
 
     def __init__(self, f, lib):
         import ctypes
@@ -292,6 +306,8 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     x, k, sig = _state0(system, fs, qa, ua, pv)
     nq, nu = fs["nq"], fs["nu"]
     step, mon, stepmon = fs["step"], fs["mon"], fs["stepmon"]
+    if isinstance(stepmon, _CFunction):
+        stepmon = stepmon.fresh()              # arrays of this run only (threads)
     t_final = float(t_final)
     t_snap = 1e-4 * float(dt) if t_snap is None else float(t_snap)
     mode = 0.0
