@@ -17,7 +17,7 @@ Examples
 """
 from .core import Component, Connector
 
-__all__ = ["Component", "Connector", "translational", "rotational", "electrical"]
+__all__ = ["Component", "Connector", "translational", "rotational", "electrical", "planar"]
 
 
 def __getattr__(name):

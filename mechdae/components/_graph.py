@@ -57,7 +57,10 @@ class Subst:
 
     def set(self, ph, val):
         h = ph.element_hash()
+        # dense: a structural zero (a Jacobian entry) would make the value column sparse
         val = val if isinstance(val, ca.SX) else ca.SX(val)
+        if val.nnz() != val.numel():
+            val = ca.densify(val)
         if h in self.index:
             self._flush()
             self._V[self.index[h]] = val

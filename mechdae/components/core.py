@@ -331,6 +331,12 @@ class Component:
         return value
 
     # ------------------------------------------------------------------ model hooks
+    def _before_flatten(self, components):
+        """Called by flattening with every component of the model, before anything is read:
+        a component that needs another one (a body takes gravity from the World) finds it
+        here. Returns a list of problems (strings, reported as one ModelError)."""
+        return []
+
     def _attach_to_model(self, model):
         if self.parent is not None or self.model is not None:
             owner = self.parent.path if self.parent is not None else f"model '{self.model.name}'"

@@ -42,6 +42,8 @@ def flatten(model):
     P = []
     comps = [c for root in model.components for c in root.walk()]
     for c in comps:
+        P.extend(c._before_flatten(comps))
+    for c in comps:
         P.extend(f"{c.path}: {p}" if not p.startswith(c.path) else p for p in c._problems)
     conns = [cn for c in comps for cn in c._connectors]
     owned = {id(cn) for cn in conns}
@@ -168,9 +170,11 @@ def flatten(model):
                         r.update(role="definer", root=root, conn=(cn, i), a=a)
                         changed = True
     n_general_nodes = 0
+    general_roots = set()
     for root in members:
         if root not in node_val:
             n_general_nodes += 1
+            general_roots.add(root)
             v = model.variable(node_name(root), 0.0)
             general.append(v)
             node_val[root] = v
@@ -180,6 +184,13 @@ def flatten(model):
     for root, lst in members.items():
         for cn, i in lst:
             S.set(cn.potential_syms[i], node_val[root])
+    # rates of defined potentials from their definitions, in placeholder space: along a
+    # chain of relations der(x_b) = der(x_a) + ..., so velocities stay as compact as the
+    # positions (re-expanding each node's rate from its resolved value is O(n^2) per chain)
+    droots = [root for root in members if root not in general_roots]
+    for root, r in zip(droots, der_many([node_val[root] for root in droots])):
+        for cn, i in members[root]:
+            S.set(der(cn.potential_syms[i]), r)
 
     # reference potential of circuits (an electrical network needs a ground)
     ref = _UF()
@@ -418,7 +429,14 @@ def flatten(model):
     Vall = ca.vertcat(*[ca.sum1(v) if v.numel() else ca.SX(0) for v in allV])
     gen_rows = set(ca.jacobian(Vall, gvec).sparsity().row()) if gvec.numel() else set()
     Tall = ca.vertcat(*[ca.sum1(t) if t.numel() else ca.SX(0) for t in allT])
-    gen_T = set(ca.jacobian(Tall, gvec).sparsity().row()) if gvec.numel() else set()
+    gen_T = set()
+    if gvec.numel():
+        # an energy on a node nothing positions: it depends on the node's potential or only
+        # on its rate (a free point mass)
+        for ic, t in enumerate(ca.vertsplit(Tall)):
+            if any(_info(x) is not None and _info(x).kind in ("variable", "vrate")
+                   for x in ca.symvar(t)):
+                gen_T.add(ic)
     for ic, (c, Vc, Tc) in enumerate(zip(comps, allV, allT)):
         V = ca.vertsplit(Vc) if Vc.numel() else []
         use_energy = ic not in gen_rows
@@ -426,8 +444,8 @@ def flatten(model):
             model.potential_energy(v)
         for T in ca.vertsplit(Tc) if Tc.numel() else []:
             if ic in gen_T:
-                P.append(f"{c.path}: kinetic energy depends on a general variable (a node without "
-                         "inertia); connect the inertia to a defined node")
+                P.append(_unsupported(c, general_roots, root_of))
+                continue
             model.kinetic_energy(T)
         for cn in c._connectors:
             for i in range(len(cn.flows)):
@@ -530,6 +548,19 @@ def flatten(model):
         components=len(comps), connectors=len(conns), potentials=n_pot, nodes=len(members),
         general_nodes=n_general_nodes, aliases_eliminated=n_pot - n_general_nodes,
         alias_elimination=t_alias - t_start, flatten=t_end - t_start)
+
+
+def _unsupported(c, general_roots, root_of):
+    """Message for an inertia whose connectors no component positions."""
+    free = [cn for cn in c._connectors
+            if any(root_of(cn, i) in general_roots for i in range(len(cn.potentials)))]
+    hint = getattr(free[0], "support_hint", None) if free else None
+    if not hint:
+        return (f"{c.path}: kinetic energy depends on a general variable (a node without "
+                "inertia); connect the inertia to a defined node")
+    return (f"{c.path}: {', '.join(repr(cn.path) for cn in free)} "
+            f"{'is' if len(free) == 1 else 'are'} not positioned by anything "
+            f"(no joint, fixed frame or defining component reaches it); {hint}")
 
 
 def _structurally_zero(e):

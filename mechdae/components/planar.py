@@ -1,0 +1,485 @@
+"""Planar multibody components (Modelica PlanarMechanics names and parameters).
+
+Connector :class:`Frame`: potentials ``x, y`` (m, origin of the frame in the world) and
+``phi`` (rad, its angle); flows ``fx, fy`` (N, world-resolved) and ``tau`` (N m, about the
+frame origin), positive *into* the component (the force the node applies to it). The core
+pairs potential i with flow i, so virtual work, energies and Newton's third law at a node
+work as in the 1-D libraries.
+
+How a mechanism becomes equations (see :mod:`.flatten`):
+
+- the :class:`World` and :class:`Fixed` *define* their frame; a joint is a *relation*
+  between its two frames and its coordinate (``frame_b = frame_a`` displaced by the joint);
+  a body or a :class:`FixedTranslation` is a rigid relation ``frame_b = frame_a + R(phi_a) r``.
+  In a tree the relations are solved row by row for the frame that is not yet known (in
+  either direction), so a chain of n Revolutes has n coordinates and no constraint; where a
+  loop closes, the rows of the joint met last become holonomic constraints (a row linear in
+  one coordinate eliminates it), whose multipliers are the cut forces.
+- bodies contribute their kinetic and potential energy in terms of the potentials of
+  ``frame_a`` and report as flows ``self.energy_flows(frame_a)``: the inertial force minus
+  the weight, and the torque about ``frame_a`` (results evaluate them from the equations of
+  motion).
+- gravity: every body takes ``g * n`` from the model's one :class:`World` (found when the
+  model is flattened; ``simulate(params={"world.g": ...})`` changes every weight). A model
+  with bodies needs exactly one World.
+- force elements act through their potential energy (springs) and virtual work; contact
+  elements are ``Model.contact`` entries (their frame flows are contact forces, which
+  results do not offer).
+
+Vector parameters are Model parameters named by component, MSL style (1-based):
+``"l1.r[1]"``, ``"l1.r[2]"``, ``"l1.r_cm[1]"``, ...
+
+Example
+-------
+>>> import mechdae as md
+>>> from mechdae.components import planar as pl
+>>> m = md.Model("pendulum")
+>>> w = m.add(pl.World("world"))
+>>> j1 = m.add(pl.Revolute("j1", phi0=0.3))
+>>> l1 = m.add(pl.BodyShape("l1", r=(1.0, 0.0), r_cm=(0.5, 0.0), m=1.0, I=1/12))
+>>> m.connect(w.frame, j1.frame_a); m.connect(j1.frame_b, l1.frame_a)
+>>> res = m.compile().simulate(1.0)
+"""
+import math
+import numbers
+
+import casadi as ca
+import numpy as np
+
+from ..dsl.model import der, placeholder
+from ..errors import ModelError
+from .core import Component, Connector
+from . import rotational as _rot_lib
+from . import translational as _tr_lib
+
+__all__ = ["Frame", "World", "Fixed", "FixedTranslation", "Body", "BodyShape", "Revolute",
+           "Prismatic", "Free", "Spring", "Damper", "SpringDamper", "Force", "Torque",
+           "PointLineContact", "RelativeAngle", "RelativePosition", "RelativeVelocity"]
+
+
+class Frame(Connector):
+    """Planar frame: position ``x, y`` and angle ``phi`` in the world; cut force ``fx, fy``
+    (world-resolved) and torque ``tau`` about the frame origin, positive into the
+    component."""
+    potentials = ("x", "y", "phi")
+    flows = ("fx", "fy", "tau")
+    domain = "planar"
+    kind = "Frame"
+    support_hint = ("connect it through joints to the World (pl.Revolute, pl.Prismatic; "
+                    "pl.Free for a body that moves freely) or to a pl.Fixed frame")
+
+    def _check_connect(self, connectors):
+        super()._check_connect(connectors)
+        for k, c in enumerate(connectors):
+            for d in connectors[k + 1:]:
+                if c.owner is d.owner and isinstance(c.owner, _Joint):
+                    raise ModelError(f"connect(): {c.describe()} and {d.describe()} are the two "
+                                     f"frames of joint '{c.owner.path}'; joining them locks the "
+                                     "joint: connect each frame to a different part")
+
+
+def _rotate(phi, v):
+    """``R(phi) v`` for a 2-vector ``v``."""
+    c, s = ca.cos(phi), ca.sin(phi)
+    return c * v[0] - s * v[1], s * v[0] + c * v[1]
+
+
+def _is_number(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _vec2(comp, name, value):
+    """A 2-vector argument: numbers become parameters ``"<name>[1]"``, ``"<name>[2]"``;
+    expressions are used as given."""
+    v = list(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    if v is None or len(v) != 2:
+        raise ValueError(f"{type(comp).__name__} '{comp.name}': {name}={value!r} must be a "
+                         "2-vector (x, y)")
+    return [comp.parameter(f"{name}[{k + 1}]", float(x)) if _is_number(x) else x
+            for k, x in enumerate(v)]
+
+
+def _unit2(comp, name, value):
+    """A constant direction (numbers, normalized)."""
+    v = np.asarray(value, float).ravel()
+    if v.size == 3 and v[2] == 0.0:
+        v = v[:2]
+    nrm = float(np.linalg.norm(v)) if v.size == 2 else 0.0
+    if v.size != 2 or not np.isfinite(nrm) or nrm == 0.0:
+        raise ValueError(f"{type(comp).__name__} '{comp.name}': {name}={value!r} must be a "
+                         "nonzero planar direction (nx, ny)")
+    return v / nrm
+
+
+def _source(comp, value, names):
+    """Source values: a number (a parameter), an expression, or a function of t (each entry,
+    or the whole tuple from one function)."""
+    t = comp.time
+    if callable(value) and not isinstance(value, (ca.SX, ca.MX)):
+        value = value(t)
+        if len(names) > 1:
+            value = [value[k] for k in range(len(names))]
+    vals = list(value) if len(names) > 1 else [value]
+    if len(vals) != len(names):
+        raise ValueError(f"{type(comp).__name__} '{comp.name}': give {len(names)} values "
+                         f"({', '.join(names)}), got {value!r}")
+    out = []
+    for n, v in zip(names, vals):
+        if _is_number(v):
+            out.append(comp.parameter(n, float(v)))
+        else:
+            out.append(comp.source(v, t))
+    return out
+
+
+def _rigid(comp, a, b, r):
+    """Rows of ``frame_b = frame_a + R(phi_a) r``, ``phi_b = phi_a`` (angle first: the
+    positions need it when solved from either side)."""
+    dx, dy = _rotate(a.phi, r)
+    comp.relation(b.phi - a.phi, name="cut_phi")
+    comp.relation(b.x - a.x - dx, name="cut_x")
+    comp.relation(b.y - a.y - dy, name="cut_y")
+
+
+# ---------------------------------------------------------------------- fixed frames
+class World(Component):
+    """The inertial frame (``frame`` at the origin, angle 0) and the gravity of the model:
+    acceleration ``g`` (parameter ``"<path>.g"``) along the direction ``n`` (default
+    ``(0, -1)``: -y). Every body of the model takes its weight from the one World."""
+
+    def __init__(self, name, g=9.81, n=(0.0, -1.0)):
+        super().__init__(name)
+        self.g = self.parameter("g", g)
+        self.n = _unit2(self, "n", n)
+        self.frame = self.connector(Frame, "frame")
+        self.define(self.frame, [0.0, 0.0, 0.0])
+
+    @property
+    def gravity(self):
+        """The gravity vector ``g n`` (expressions of the World's parameter)."""
+        return [self.g * float(self.n[0]), self.g * float(self.n[1])]
+
+    def _before_flatten(self, components):
+        worlds = [c for c in components if isinstance(c, World)]
+        if len(worlds) > 1 and worlds[0] is self:
+            return [f"{len(worlds)} Worlds ({', '.join(w.path for w in worlds)}): a model has "
+                    "one World (it defines the inertial frame and the gravity); connect every "
+                    "ground point to it or use pl.Fixed for further fixed points"]
+        return []
+
+
+class Fixed(Component):
+    """A frame fixed in the world at ``r`` with angle ``phi`` (parameters ``"<path>.r[1]"``,
+    ``"<path>.r[2]"``, ``"<path>.phi"``)."""
+
+    def __init__(self, name, r=(0.0, 0.0), phi=0.0):
+        super().__init__(name)
+        rx, ry = _vec2(self, "r", r)
+        ph = self.parameter("phi", phi)
+        self.frame = self.connector(Frame, "frame")
+        self.define(self.frame, [rx, ry, ph])
+
+
+class FixedTranslation(Component):
+    """Massless rigid rod: ``frame_b = frame_a + R(phi_a) r``, same angle."""
+
+    def __init__(self, name, r=(1.0, 0.0)):
+        super().__init__(name)
+        self.r = _vec2(self, "r", r)
+        self.frame_a = self.connector(Frame, "frame_a")
+        self.frame_b = self.connector(Frame, "frame_b")
+        _rigid(self, self.frame_a, self.frame_b, self.r)
+
+
+# ---------------------------------------------------------------------- bodies
+class _Inertial(Component):
+    """A rigid body at ``r_cm`` from ``frame_a`` (mass ``m``, inertia ``I`` about the center
+    of mass); its weight comes from the model's World."""
+
+    def _body(self, m, I, r_cm=(0.0, 0.0)):
+        a = self.frame_a
+        self._m = mass = self.parameter("m", m)
+        inertia = self.parameter("I", I)
+        self._g = [placeholder(f"{self.name}.gravity[{k}]") for k in (1, 2)]
+        ox, oy = _rotate(a.phi, r_cm)
+        cx, cy = a.x + ox, a.y + oy
+        vx, vy = der(cx), der(cy)
+        self.kinetic_energy(0.5 * mass * (vx ** 2 + vy ** 2) + 0.5 * inertia * der(a.phi) ** 2)
+        self.potential_energy(-mass * (self._g[0] * cx + self._g[1] * cy))
+        self.flow(a, self.energy_flows(a), energy=True)
+        self.output("r_cm_x", cx)        # position and velocity of the center of mass
+        self.output("r_cm_y", cy)
+        self.output("v_cm_x", vx)
+        self.output("v_cm_y", vy)
+        self.output("w", der(a.phi))
+
+    def _before_flatten(self, components):
+        worlds = [c for c in components if isinstance(c, World)]
+        self._params = [p for p in self._params if p[0] not in ("gravity[1]", "gravity[2]")]
+        if not worlds:
+            return [f"{self.path}: a body takes its weight from the World: add "
+                    "pl.World('world') to the model (World(g=0) for no gravity) and connect "
+                    "the mechanism to world.frame"]
+        for k, (ph, gk) in enumerate(zip(self._g, worlds[0].gravity)):
+            self._params.append((f"gravity[{k + 1}]", ph, gk))
+        return []
+
+
+class Body(_Inertial):
+    """Rigid body with ``frame_a`` at its center of mass: mass ``m``, moment of inertia
+    ``I`` about the center of mass. Flows at ``frame_a``: inertial force minus weight, and
+    ``I phi''``. Outputs ``r_cm_x, r_cm_y, v_cm_x, v_cm_y, w``."""
+
+    def __init__(self, name, m=1.0, I=0.1):
+        super().__init__(name)
+        self.frame_a = self.connector(Frame, "frame_a")
+        self._body(m, I)
+
+
+class BodyShape(_Inertial):
+    """Rigid body with two frames: ``frame_b = frame_a + R(phi_a) r``; center of mass at
+    ``r_cm`` from ``frame_a`` (resolved in ``frame_a``), mass ``m``, moment of inertia ``I``
+    about the center of mass."""
+
+    def __init__(self, name, r=(1.0, 0.0), r_cm=(0.5, 0.0), m=1.0, I=0.1):
+        super().__init__(name)
+        self.frame_a = self.connector(Frame, "frame_a")
+        self.frame_b = self.connector(Frame, "frame_b")
+        self.r = _vec2(self, "r", r)
+        self._body(m, I, _vec2(self, "r_cm", r_cm))
+        _rigid(self, self.frame_a, self.frame_b, self.r)
+
+
+# ---------------------------------------------------------------------- joints
+class _Joint(Component):
+    def __init__(self, name):
+        super().__init__(name)
+        self.frame_a = self.connector(Frame, "frame_a")
+        self.frame_b = self.connector(Frame, "frame_b")
+
+    def _axis(self, flange_cls, q):
+        """Drive flanges ``axis`` (at the joint coordinate) and ``support`` (fixed at 0, as
+        MSL's internal fixed support): an element between them acts on the coordinate."""
+        self.axis = self.connector(flange_cls, "axis")
+        self.support = self.connector(flange_cls, "support")
+        self.define(self.axis, q)
+        self.define(self.support, 0.0)
+
+
+class Revolute(_Joint):
+    """Revolute joint: ``frame_b`` at the origin of ``frame_a``, rotated by the coordinate
+    ``"<path>.phi"`` (speed ``"<path>.w"``). ``useAxisFlange=True`` adds rotational flanges
+    ``axis`` (angle ``phi``) and ``support`` (fixed): a ``rotational.Torque`` on ``axis``
+    drives the joint, a spring or damper between ``axis`` and ``support`` acts on ``phi``."""
+
+    def __init__(self, name, phi0=0.0, w0=0.0, useAxisFlange=False):
+        super().__init__(name)
+        a, b = self.frame_a, self.frame_b
+        self.phi = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
+        self.relation(b.phi - a.phi - self.phi, name="cut_phi")
+        self.relation(b.x - a.x, name="cut_x")
+        self.relation(b.y - a.y, name="cut_y")
+        if useAxisFlange:
+            self._axis(_rot_lib.Flange, self.phi)
+
+
+class Prismatic(_Joint):
+    """Prismatic joint: ``frame_b = frame_a + R(phi_a) e s`` with ``e = r / |r|`` (the
+    direction resolved in ``frame_a``), coordinate ``"<path>.s"`` (speed ``"<path>.v"``),
+    same angle. ``useAxisFlange=True`` adds translational flanges ``axis`` (at ``s``) and
+    ``support`` (fixed)."""
+
+    def __init__(self, name, r=(1.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False):
+        super().__init__(name)
+        a, b = self.frame_a, self.frame_b
+        rx, ry = _vec2(self, "r", r)
+        nrm = ca.sqrt(rx ** 2 + ry ** 2)
+        self.s = self.coordinate("s", default=s0, speed="v", speed_default=v0)
+        ex, ey = _rotate(a.phi, (rx / nrm, ry / nrm))
+        self.relation(b.phi - a.phi, name="cut_phi")
+        self.relation(b.x - a.x - ex * self.s, name="cut_x")
+        self.relation(b.y - a.y - ey * self.s, name="cut_y")
+        if useAxisFlange:
+            self._axis(_tr_lib.Flange, self.s)
+
+
+class Free(_Joint):
+    """Free planar motion of ``frame_b`` relative to ``frame_a``: coordinates
+    ``"<path>.x"``, ``"<path>.y"`` (world-resolved displacement, speeds ``vx``, ``vy``) and
+    ``"<path>.phi"`` (speed ``w``). A free body is ``World -> Free -> Body``."""
+
+    def __init__(self, name, x0=0.0, y0=0.0, phi0=0.0, vx0=0.0, vy0=0.0, w0=0.0):
+        super().__init__(name)
+        a, b = self.frame_a, self.frame_b
+        x = self.coordinate("x", default=x0, speed="vx", speed_default=vx0)
+        y = self.coordinate("y", default=y0, speed="vy", speed_default=vy0)
+        ph = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
+        self.relation(b.phi - a.phi - ph, name="cut_phi")
+        self.relation(b.x - a.x - x, name="cut_x")
+        self.relation(b.y - a.y - y, name="cut_y")
+
+
+# ---------------------------------------------------------------------- force elements
+class _LineForce(Component):
+    """Force ``f`` along the line between the frame origins, positive as tension (``f > 0``
+    pulls the frames toward each other, as a stretched spring). Outputs ``s_rel``
+    (distance), ``v_rel`` (its rate), ``f``. The direction is undefined when the origins
+    coincide (``s_rel = 0``)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        a = self.frame_a = self.connector(Frame, "frame_a")
+        b = self.frame_b = self.connector(Frame, "frame_b")
+        dx, dy = b.x - a.x, b.y - a.y
+        self.s_rel = ca.sqrt(dx ** 2 + dy ** 2)
+        self.e = (dx / self.s_rel, dy / self.s_rel)
+        self.v_rel = self.e[0] * (der(b.x) - der(a.x)) + self.e[1] * (der(b.y) - der(a.y))
+        self.output("s_rel", self.s_rel)
+        self.output("v_rel", self.v_rel)
+
+    def _force(self, f_c=None, f_d=None):
+        f = (0 if f_c is None else f_c) + (0 if f_d is None else f_d)
+        ex, ey = self.e
+        self.output("f", f)
+        if f_d is not None:
+            self.output("lossPower", f_d * self.v_rel)
+        fa, fb = [-f * ex, -f * ey, 0.0], [f * ex, f * ey, 0.0]
+        if f_c is None:
+            self.flow(self.frame_a, fa)
+            self.flow(self.frame_b, fb)
+        else:
+            self.flow(self.frame_a, fa, energy=[-f_c * ex, -f_c * ey, 0.0])
+            self.flow(self.frame_b, fb, energy=[f_c * ex, f_c * ey, 0.0])
+
+
+class Spring(_LineForce):
+    """Linear spring between the frame origins: ``f = c (s_rel - s_rel0)`` (tension
+    positive), potential energy ``c/2 (s_rel - s_rel0)^2``."""
+
+    def __init__(self, name, c=1.0, s_rel0=0.0):
+        super().__init__(name)
+        c = self.parameter("c", c)
+        s0 = self.parameter("s_rel0", s_rel0)
+        self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
+        self._force(f_c=c * (self.s_rel - s0))
+
+
+class Damper(_LineForce):
+    """Linear damper between the frame origins: ``f = d v_rel``."""
+
+    def __init__(self, name, d=0.0):
+        super().__init__(name)
+        d = self.parameter("d", d)
+        self._force(f_d=d * self.v_rel)
+
+
+class SpringDamper(_LineForce):
+    """Spring and damper in parallel: ``f = c (s_rel - s_rel0) + d v_rel``."""
+
+    def __init__(self, name, c=1.0, d=0.0, s_rel0=0.0):
+        super().__init__(name)
+        c = self.parameter("c", c)
+        d = self.parameter("d", d)
+        s0 = self.parameter("s_rel0", s_rel0)
+        self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
+        self._force(c * (self.s_rel - s0), d * self.v_rel)
+
+
+class Force(Component):
+    """World-resolved force ``force = (fx, fy)`` on ``frame_b`` (at its origin): numbers
+    (parameters ``"<path>.force[1]"``, ``"[2]"``), expressions, functions of t, or one
+    function of t returning both."""
+
+    def __init__(self, name, force=(0.0, 0.0)):
+        super().__init__(name)
+        fx, fy = _source(self, force, ("force[1]", "force[2]"))
+        self.frame_b = self.frame = self.connector(Frame, "frame_b")
+        self.flow(self.frame_b, [-fx, -fy, 0.0])
+
+
+class Torque(Component):
+    """Torque ``tau`` (number: parameter ``"<path>.tau"``, expression or function of t) on
+    ``frame_b``, positive counter-clockwise."""
+
+    def __init__(self, name, tau=0.0):
+        super().__init__(name)
+        tv, = _source(self, tau, ("tau",))
+        self.frame_b = self.frame = self.connector(Frame, "frame_b")
+        self.flow(self.frame_b, [0.0, 0.0, -tv])
+
+
+# ---------------------------------------------------------------------- contacts
+class PointLineContact(Component):
+    """Unilateral contact ``"<path>.contact"`` of the point ``r`` of ``frame`` (resolved in
+    the frame) against the world line through ``p0`` with normal ``n`` (pointing to the
+    free side): gap ``n . (p - p0) >= 0``, tangent the position along the line (direction
+    ``(n_y, -n_x)``); Newton restitution ``e``, friction ``mu`` (``inf``: no sliding),
+    tangential restitution ``e_t``. The frame must belong to a body; the contact force is
+    read from ``res.contact_forces["<path>.contact"]``."""
+
+    def __init__(self, name, r=(0.0, 0.0), p0=(0.0, 0.0), n=(0.0, 1.0), e=0.0, mu=0.0,
+                 e_t=0.0):
+        super().__init__(name)
+        f = self.frame = self.connector(Frame, "frame")
+        rx, ry = _vec2(self, "r", r)
+        px0, py0 = _vec2(self, "p0", p0)
+        nx, ny = _unit2(self, "n", n)
+        ox, oy = _rotate(f.phi, (rx, ry))
+        dx, dy = f.x + ox - px0, f.y + oy - py0
+        kw = {}
+        for key, arg, val in (("restitution", "e", e), ("friction", "mu", mu),
+                              ("tangential_restitution", "e_t", e_t)):
+            kw[key] = self.parameter(arg, val) if _is_number(val) and math.isfinite(val) \
+                else val
+        self.contact("contact", gap=nx * dx + ny * dy, tangent=ny * dx - nx * dy, **kw)
+        self.output("gap", nx * dx + ny * dy)
+        self.flow(f, None)
+
+
+# ---------------------------------------------------------------------- sensors
+class _Relative(Component):
+    def __init__(self, name, resolveInFrame="frame_a"):
+        super().__init__(name)
+        if resolveInFrame not in ("frame_a", "world"):
+            raise ValueError(f"{type(self).__name__} '{name}': resolveInFrame="
+                             f"{resolveInFrame!r}; give 'frame_a' or 'world'")
+        self.frame_a = self.connector(Frame, "frame_a")
+        self.frame_b = self.connector(Frame, "frame_b")
+        self._resolve_a = resolveInFrame == "frame_a"
+
+    def _vec(self, v):
+        return _rotate(-self.frame_a.phi, v) if self._resolve_a else v
+
+
+class RelativeAngle(_Relative):
+    """Output ``phi_rel = frame_b.phi - frame_a.phi`` (no force)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.output("phi_rel", self.frame_b.phi - self.frame_a.phi)
+
+
+class RelativePosition(_Relative):
+    """Outputs ``x_rel, y_rel`` (position of frame_b's origin from frame_a's, resolved in
+    ``resolveInFrame``: ``"frame_a"`` (default) or ``"world"``) and ``phi_rel``."""
+
+    def __init__(self, name, resolveInFrame="frame_a"):
+        super().__init__(name, resolveInFrame)
+        a, b = self.frame_a, self.frame_b
+        x, y = self._vec((b.x - a.x, b.y - a.y))
+        self.output("x_rel", x)
+        self.output("y_rel", y)
+        self.output("phi_rel", b.phi - a.phi)
+
+
+class RelativeVelocity(_Relative):
+    """Outputs ``vx_rel, vy_rel`` (rate of the relative position, resolved in
+    ``resolveInFrame`` after differentiation in the world) and ``w_rel``."""
+
+    def __init__(self, name, resolveInFrame="frame_a"):
+        super().__init__(name, resolveInFrame)
+        a, b = self.frame_a, self.frame_b
+        vx, vy = self._vec((der(b.x) - der(a.x), der(b.y) - der(a.y)))
+        self.output("vx_rel", vx)
+        self.output("vy_rel", vy)
+        self.output("w_rel", der(b.phi) - der(a.phi))
