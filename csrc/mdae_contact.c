@@ -339,6 +339,21 @@ void mdae_fc_options_default(mdae_fc_options *opt)
     opt->max_iter = 10000;
     opt->warm_start = 0;
     opt->error_every = 1;
+    opt->interrupt = NULL;
+    opt->interrupt_ctx = NULL;
+}
+
+/* finite (NaN and inf fail) */
+static int finite_(double x) { return x - x == 0.0; }
+
+/* Interrupt poll after `work` flops since the last one (see mdae_status.h). */
+static int poll_work(mdae_interrupt_fn fn, void *ctx, double *acc, double work)
+{
+    if (!fn) return 0;
+    *acc += work;
+    if (*acc < MDAE_POLL_WORK) return 0;
+    *acc = 0.0;
+    return fn(ctx) != 0;
 }
 
 size_t mdae_fc_work_size(int nc, int dim)
@@ -386,10 +401,31 @@ double mdae_fc_error(const mdae_fc_problem *p, const double *r, double *u)
     return sqrt(sum) / den;
 }
 
-static int fc_check(const mdae_fc_problem *p, mdae_fc_info *info)
+static int fc_check(const mdae_fc_problem *p, const mdae_fc_options *opt, mdae_fc_info *info)
 {
-    int n = p->nc * p->dim, i;
-    if ((p->dim != 2 && p->dim != 3) || p->nc < 0) { info->bad_input = MDAE_BAD_SIZE; return 1; }
+    int n, i;
+    if ((p->dim != 2 && p->dim != 3) || p->nc < 0 || p->nc > 715827882 ||
+        (p->indptr == NULL && p->nc * p->dim > MDAE_LCP_MAX_N)) {
+        info->bad_input = MDAE_BAD_SIZE; return 1;
+    }
+    n = p->nc * p->dim;
+    if (!(opt->tol >= 0.0 && opt->tol < 1.0)) { info->bad_input = MDAE_BAD_TOL; return 1; }
+    if (opt->max_iter < 1 || opt->error_every < 1) { info->bad_input = MDAE_BAD_MAX_ITER; return 1; }
+    if (p->indptr != NULL) {
+        if (p->indptr[0] != 0) { info->bad_input = MDAE_BAD_SPARSE; info->bad_index = 0; return 1; }
+        for (i = 0; i < n; ++i) {
+            int k;
+            if (p->indptr[i + 1] < p->indptr[i]) { info->bad_input = MDAE_BAD_SPARSE; info->bad_index = i; return 1; }
+            for (k = p->indptr[i]; k < p->indptr[i + 1]; ++k) {
+                if (p->indices[k] < 0 || p->indices[k] >= n) { info->bad_input = MDAE_BAD_SPARSE; info->bad_index = i; return 1; }
+                if (!finite_(p->data[k])) { info->bad_input = MDAE_BAD_D_FINITE; info->bad_index = i; return 1; }
+            }
+        }
+    } else {
+        size_t e, nn = (size_t)n * (size_t)n;
+        for (e = 0; e < nn; ++e)
+            if (!finite_(p->W[e])) { info->bad_input = MDAE_BAD_D_FINITE; info->bad_index = (int)e; return 1; }
+    }
     for (i = 0; i < n; ++i)
         if (!isfinite(p->q[i])) { info->bad_input = MDAE_BAD_Q_FINITE; info->bad_index = i; return 1; }
     for (i = 0; i < p->nc; ++i)
@@ -403,9 +439,11 @@ int mdae_fc_nsgs(const mdae_fc_problem *p, const mdae_fc_options *opt, double *r
     int d = p->dim, nc = p->nc, n = nc * d, dd = d * d, a, i, j, it, k;
     double *blocks = work, *theta = work + (size_t)nc * dd, *scratch = theta + nc;
     int every = opt->error_every > 0 ? opt->error_every : 1;
+    double pw = 0.0, sweep_work;
     info->status = MDAE_OK; info->iterations = 0; info->error = 0.0;
     info->bad_input = 0; info->bad_index = -1;
-    if (fc_check(p, info)) return info->status = MDAE_BAD_INPUT;
+    if (fc_check(p, opt, info)) return info->status = MDAE_BAD_INPUT;
+    sweep_work = p->indptr ? 2.0 * p->indptr[n] + 64.0 * nc : 2.0 * (double)n * (double)n + 64.0 * nc;
     (void)scratch;
     /* diagonal blocks */
     for (a = 0; a < nc; ++a) {
@@ -440,6 +478,10 @@ int mdae_fc_nsgs(const mdae_fc_problem *p, const mdae_fc_options *opt, double *r
             for (i = 0; i < d; ++i) r[a * d + i] = ra[i];
         }
         info->iterations = it;
+        if (opt->interrupt && poll_work(opt->interrupt, opt->interrupt_ctx, &pw, sweep_work)) {
+            info->error = mdae_fc_error(p, r, u);
+            return info->status = MDAE_INTERRUPTED;
+        }
         if (it % every == 0 || it == opt->max_iter) {
             info->error = mdae_fc_error(p, r, u);
             if (!isfinite(info->error)) return info->status = MDAE_NUMERICAL;
@@ -540,7 +582,11 @@ static void compute_w(const enum_ctx *E)
 /* Consistency of (P, w) with the mode combination. */
 static int check_modes(const enum_ctx *E, const int *mode)
 {
-    int d = E->d, a;
+    int d = E->d, a, i;
+    double fin = 0.0;
+    /* an overflowed solve (a tiny pivot of a degenerate D) is no solution */
+    for (i = 0; i < E->n; ++i) fin += (E->P[i] - E->P[i]) + (E->w[i] - E->w[i]);
+    if (!(fin == 0.0)) return 0;
     for (a = 0; a < E->nc; ++a) {
         const double *P = E->P + a * d, *w = E->w + a * d;
         double mu = E->mu[a], pt = d == 2 ? fabs(P[1]) : hypot(P[1], P[2]);
@@ -731,9 +777,17 @@ void mdae_impact_options_default(mdae_impact_options *opt)
     opt->energy_tol = 1e-9;
     opt->allow_energy_gain = 0;
     opt->check_input = 1;
+    opt->interrupt = NULL;
+    opt->interrupt_ctx = NULL;
 }
 
-static int lcp_dirs(int dim, int facets) { return dim == 2 ? 2 : (facets < 3 ? 3 : facets); }
+/* clamped to [3, MDAE_CONTACT_MAX_FACETS] so that workspace sizes stay bounded (the
+ * option itself is checked in impact_check) */
+static int lcp_dirs(int dim, int facets)
+{
+    return dim == 2 ? 2 : (facets < 3 ? 3 : (facets > MDAE_CONTACT_MAX_FACETS ?
+                                              MDAE_CONTACT_MAX_FACETS : facets));
+}
 
 size_t mdae_contact_work_size(int nc, int dim, int facets)
 {
@@ -758,9 +812,26 @@ static int impact_check(const mdae_impact_problem *p, const mdae_impact_options 
 {
     int nc = p->nc, d = p->dim, n = nc * d, i, j;
     double dmax;
-    if ((d != 2 && d != 3) || nc < 0) { info->bad_input = MDAE_BAD_SIZE; return 1; }
+    if ((d != 2 && d != 3) || nc < 0 || nc > MDAE_LCP_MAX_N / d) { info->bad_input = MDAE_BAD_SIZE; return 1; }
     if (opt->method < 0 || opt->method > 2) { info->bad_input = MDAE_BAD_METHOD; return 1; }
     if (opt->method == MDAE_CONTACT_ENUM && nc > MDAE_CONTACT_ENUM_MAX) { info->bad_input = MDAE_BAD_SIZE; return 1; }
+    /* options, checked even without check_input: NaN tolerances make every consistency
+     * test fail silently, and counts size the caller's outputs and workspace */
+    if (!(opt->tol > 0.0 && opt->tol < 1.0) || !(opt->energy_tol >= 0.0 && opt->energy_tol < 1.0)) {
+        info->bad_input = MDAE_BAD_TOL; return 1;
+    }
+    if (opt->method == MDAE_CONTACT_ENUM &&
+        (opt->max_solutions < 1 || opt->max_solutions > MDAE_CONTACT_MAX_SOLUTIONS)) {
+        info->bad_input = MDAE_BAD_MAX_SOLUTIONS; return 1;
+    }
+    if (opt->method == MDAE_CONTACT_NSGS && opt->max_iter < 1) { info->bad_input = MDAE_BAD_MAX_ITER; return 1; }
+    if (opt->method == MDAE_CONTACT_LCP && d == 3 &&
+        (opt->facets < 3 || opt->facets > MDAE_CONTACT_MAX_FACETS)) {
+        info->bad_input = MDAE_BAD_FACETS; return 1;
+    }
+    if (opt->method == MDAE_CONTACT_LCP && (long)nc * (lcp_dirs(d, opt->facets) + 2) > MDAE_LCP_MAX_N) {
+        info->bad_input = MDAE_BAD_SIZE; return 1;
+    }
     if (!opt->check_input) return 0;
     for (i = 0; i < n * n; ++i)
         if (!isfinite(p->D[i])) { info->bad_input = MDAE_BAD_D_FINITE; info->bad_index = i; return 1; }
@@ -866,6 +937,8 @@ static int impact_lcp(const mdae_impact_problem *p, const mdae_impact_options *o
     }
     lp.n = nl; lp.M = M; lp.q = q;
     mdae_lcp_options_default(&lo);
+    lo.interrupt = opt->interrupt;
+    lo.interrupt_ctx = opt->interrupt_ctx;
     st = mdae_lcp_lemke(&lp, &lo, z, wl, lw, iwork, &li);
     info->iterations = li.iterations;
     if (st != MDAE_OK) return st;
@@ -958,6 +1031,7 @@ static int impact_solve_(const mdae_impact_problem *p, const mdae_impact_options
         fp.q = c; fp.mu = p->mu;
         mdae_fc_options_default(&fo);
         fo.tol = opt->tol; fo.max_iter = opt->max_iter;
+        fo.interrupt = opt->interrupt; fo.interrupt_ctx = opt->interrupt_ctx;
         st = mdae_fc_nsgs(&fp, &fo, P, wbuf, rest, &fi);
         info->iterations = fi.iterations;
         if (st != MDAE_OK) { info->residual = fi.error; return info->status = st; }
@@ -989,6 +1063,7 @@ int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double 
 {
     int n = nc * dim, k, first = MDAE_OK, bad_k = -1, bad_code = MDAE_BAD_NONE;
     mdae_impact_options o = *opt;
+    double pw = 0.0, per = (double)n * (double)n * (double)(n + 8) + 64.0;
     o.max_solutions = 1;
     for (k = 0; k < nprob; ++k) {
         mdae_impact_problem p;
@@ -1001,6 +1076,18 @@ int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double 
         nsol[k] = info->nsol;
         if (st == MDAE_BAD_INPUT && bad_k < 0) { bad_k = k; bad_code = info->bad_input; }
         if (first == MDAE_OK && st != MDAE_OK && st != MDAE_AMBIGUOUS && st != MDAE_INCONSISTENT) first = st;
+        if (st == MDAE_INTERRUPTED ||
+            (o.interrupt && poll_work(o.interrupt, o.interrupt_ctx, &pw, per * (1.0 + info->iterations)))) {
+            int j;
+            for (j = k + 1; j < nprob; ++j) {
+                no_solution(n, nc, P + (size_t)j * n, v_plus + (size_t)j * n, modes + (size_t)j * nc, dT + j);
+                status[j] = MDAE_INTERRUPTED;
+                nsol[j] = 0;
+            }
+            info->bad_input = bad_code;
+            info->bad_index = bad_k;
+            return info->status = MDAE_INTERRUPTED;
+        }
     }
     info->bad_input = bad_code;
     info->bad_index = bad_k;
@@ -1046,6 +1133,9 @@ int mdae_painleve_solve(int nc, int dim, const double *D, const double *b,
     info->status = MDAE_OK; info->nsol = 0; info->iterations = 0; info->residual = 0.0;
     info->bad_input = 0; info->bad_index = -1;
     if ((d != 2 && d != 3) || nc < 0 || nc > MDAE_CONTACT_ENUM_MAX) { info->bad_input = MDAE_BAD_SIZE; return info->status = MDAE_BAD_INPUT; }
+    if (!(opt->tol > 0.0 && opt->tol < 1.0)) { info->bad_input = MDAE_BAD_TOL; return info->status = MDAE_BAD_INPUT; }
+    if (!(slide_tol >= 0.0 && finite_(slide_tol))) { info->bad_input = MDAE_BAD_SLIDE_TOL; return info->status = MDAE_BAD_INPUT; }
+    if (opt->max_solutions < 1 || opt->max_solutions > MDAE_CONTACT_MAX_SOLUTIONS) { info->bad_input = MDAE_BAD_MAX_SOLUTIONS; return info->status = MDAE_BAD_INPUT; }
     for (i = 0; i < n * n; ++i)
         if (!isfinite(D[i])) { info->bad_input = MDAE_BAD_D_FINITE; info->bad_index = i; return info->status = MDAE_BAD_INPUT; }
     for (i = 0; i < n; ++i)

@@ -61,6 +61,8 @@ extern "C" {
 #endif
 
 #define MDAE_CONTACT_ENUM_MAX 8      /* enumeration: at most this many contacts          */
+#define MDAE_CONTACT_MAX_FACETS 256  /* LCP in 3D: at most this many tangent directions  */
+#define MDAE_CONTACT_MAX_SOLUTIONS 65536   /* enumeration: solution capacity (4^8)     */
 
 /* Per-contact modes of a solution; MDAE_MODE_NONE marks the outputs of a problem without
  * a stored solution (inconsistent, bad input, solver failure): its impulses, velocities
@@ -73,7 +75,12 @@ enum {
     MDAE_BAD_NONE = 0, MDAE_BAD_SIZE = 1, MDAE_BAD_D_FINITE = 2, MDAE_BAD_D_SYMMETRIC = 3,
     MDAE_BAD_V_FINITE = 4, MDAE_BAD_E_N = 5, MDAE_BAD_E_T = 6, MDAE_BAD_MU = 7,
     MDAE_BAD_METHOD = 8, MDAE_BAD_MU_INF_LCP = 9, MDAE_BAD_FACETS = 10,
-    MDAE_BAD_SLIDING_MU_INF = 11, MDAE_BAD_Q_FINITE = 12
+    MDAE_BAD_SLIDING_MU_INF = 11, MDAE_BAD_Q_FINITE = 12,
+    MDAE_BAD_TOL = 13,          /* tol outside (0, 1) (FC: [0, 1)), energy_tol outside [0, 1) */
+    MDAE_BAD_MAX_SOLUTIONS = 14, /* max_solutions outside [1, MDAE_CONTACT_MAX_SOLUTIONS]  */
+    MDAE_BAD_MAX_ITER = 15,     /* max_iter < 1 (NSGS), error_every < 1                   */
+    MDAE_BAD_SLIDE_TOL = 16,    /* slide_tol not finite and >= 0                          */
+    MDAE_BAD_SPARSE = 17        /* CSR structure: indptr not monotone or index out of range */
 };
 
 typedef struct {
@@ -95,6 +102,8 @@ typedef struct {
     double energy_tol;      /* relative tolerance of the energy check                    */
     int allow_energy_gain;  /* nonzero: e > 1 allowed, energy not checked                */
     int check_input;        /* nonzero: check finiteness, symmetry, ranges               */
+    mdae_interrupt_fn interrupt;  /* polled by LCP pivots, NSGS sweeps, batch loops, or NULL */
+    void *interrupt_ctx;
 } mdae_impact_options;
 
 typedef struct {
@@ -170,6 +179,8 @@ typedef struct {
     int max_iter;           /* sweeps, default 10000                                     */
     int warm_start;         /* nonzero: r on entry is the initial guess                  */
     int error_every;        /* compute the error every this many sweeps (>= 1)           */
+    mdae_interrupt_fn interrupt;  /* polled between sweeps (mdae_status.h), or NULL       */
+    void *interrupt_ctx;
 } mdae_fc_options;
 
 typedef struct {

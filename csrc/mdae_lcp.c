@@ -26,6 +26,38 @@ void mdae_lcp_options_default(mdae_lcp_options *opt)
     opt->warm_start = 0;
     opt->omega = 1.0;
     opt->pivot_tol = 1e-12;
+    opt->interrupt = NULL;
+    opt->interrupt_ctx = NULL;
+}
+
+/* Work-based polling of the interrupt callback (see mdae_status.h): add the work done
+ * since the last call; nonzero when the callback asks to stop. */
+typedef struct {
+    mdae_interrupt_fn fn;
+    void *ctx;
+    double acc;
+} poller;
+
+static void poller_init(poller *pl, const mdae_lcp_options *opt)
+{
+    pl->fn = opt ? opt->interrupt : NULL;
+    pl->ctx = opt ? opt->interrupt_ctx : NULL;
+    pl->acc = 0.0;
+}
+
+static int poll_work(poller *pl, double work)
+{
+    if (!pl->fn) return 0;
+    pl->acc += work;
+    if (pl->acc < MDAE_POLL_WORK) return 0;
+    pl->acc = 0.0;
+    return pl->fn(pl->ctx) != 0;
+}
+
+/* finite and >= 0 (NaN and inf fail) */
+static int nonneg_finite(double x)
+{
+    return x >= 0.0 && x <= 1.7976931348623157e308;
 }
 
 size_t mdae_lcp_work_size(int n)
@@ -44,9 +76,11 @@ size_t mdae_lcp_iwork_size(int n)
 
 /* ---- residual ------------------------------------------------------------------------ */
 #if defined(__GNUC__)
+#define MDAE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MDAE_ALWAYS_INLINE inline __attribute__((always_inline))
 #define MDAE_NOINLINE __attribute__((noinline))
 #else
+#define MDAE_UNLIKELY(x) (x)
 #define MDAE_ALWAYS_INLINE inline
 #define MDAE_NOINLINE
 #endif
@@ -95,12 +129,12 @@ static int all_finite(const double *x, size_t k)
 int mdae_lcp_check(const mdae_lcp_problem *p, const mdae_lcp_options *opt, const double *z)
 {
     size_t n;
-    if (!p || !opt || p->n < 0) return MDAE_BAD_INPUT;
+    if (!p || !opt || p->n < 0 || p->n > MDAE_LCP_MAX_N) return MDAE_BAD_INPUT;
     n = (size_t)p->n;
+    if (!nonneg_finite(opt->tol) || !nonneg_finite(opt->pivot_tol) || opt->max_iter < 0)
+        return MDAE_BAD_INPUT;
     if (n == 0) return MDAE_OK;
     if (!p->M || !p->q) return MDAE_BAD_INPUT;
-    if (!(opt->tol >= 0.0) || !(opt->pivot_tol >= 0.0) || opt->max_iter < 0)
-        return MDAE_BAD_INPUT;
     if (!all_finite(p->q, n) || !all_finite(p->M, n * n)) return MDAE_BAD_INPUT;
     if (opt->warm_start && z && !all_finite(z, n)) return MDAE_BAD_INPUT;
     return MDAE_OK;
@@ -111,7 +145,7 @@ static int begin(const mdae_lcp_problem *p, const mdae_lcp_options *opt, double 
 {
     int st;
     if (info) { info->status = MDAE_BAD_INPUT; info->iterations = 0; info->residual = 0.0; }
-    if (!p || !opt || p->n < 0) return MDAE_BAD_INPUT;
+    if (!p || !opt || p->n < 0 || p->n > MDAE_LCP_MAX_N) return MDAE_BAD_INPUT;
     if (p->n > 0 && (!z || !w || !work || !iwork)) return MDAE_BAD_INPUT;
     st = mdae_lcp_check(p, opt, z);
     return st;
@@ -212,7 +246,7 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
     int *basis = iwork;                  /* n      */
     int *loc = iwork + n;                /* 2n + 1 */
     int i, j, r, c, entering, leaving, piv = 0, max_piv, st = MDAE_OK;
-    double a0 = 0.0, a1 = 0.0, qmin, qtie, res;
+    double a0 = 0.0, a1 = 0.0, qmin, qtie, res, pw = 0.0;
     /* large n: y and b gathered into the spare workspace after the tableau (2n doubles) */
     const int gather = n > MDAE_LEMKE_NFIXED;
     double *ys = A + (size_t)n * (size_t)L, *bs = ys + n;
@@ -271,6 +305,19 @@ static MDAE_ALWAYS_INLINE int lemke_body(const double *restrict M, const double 
     for (;;) {
         double cm0 = 0.0, cm1 = 0.0, thr, theta, ttol, ip, bb = 0.0, yb = 1.0;
         int nt = 0, rb = -1;
+        /* interrupt poll, about every MDAE_POLL_WORK flops of pivoting (compiled out for
+         * the fixed sizes, whose pivot limit keeps them short) */
+        if (n > MDAE_LEMKE_NFIXED && opt->interrupt) {
+            pw += (double)n * (double)L;
+            if (pw >= MDAE_POLL_WORK) {
+                pw = 0.0;
+                if (opt->interrupt(opt->interrupt_ctx)) {
+                    st = MDAE_INTERRUPTED;
+                    for (i = 0; i < n; ++i) z[i] = 0.0;
+                    break;
+                }
+            }
+        }
         c = -loc[entering] - 1;
         if (gather) {
             /* large n: one strided pass over the tableau gathers y_i = -A[i, c] and
@@ -394,6 +441,21 @@ done:
 #undef LEMKE_Y
 #undef LEMKE_B
 
+/* Outputs of the problems k0 <= k < nbatch of an interrupted batch: z = 0, w = q,
+ * status MDAE_INTERRUPTED. */
+static void interrupted_rest(int k0, int nbatch, int n, const double *qs, double *zs,
+                             double *ws, int *status, int *iterations, double *residual)
+{
+    int k, i;
+    for (k = k0; k < nbatch; ++k) {
+        const size_t o = (size_t)k * (size_t)n;
+        for (i = 0; i < n; ++i) { zs[o + i] = 0.0; ws[o + i] = qs[o + i]; }
+        if (status) status[k] = MDAE_INTERRUPTED;
+        if (iterations) iterations[k] = 0;
+        if (residual) residual[k] = NAN;
+    }
+}
+
 typedef int (*lemke_fn)(const double *, const double *, int, const mdae_lcp_options *,
                         double *, double *, double *, int *, mdae_lcp_info *);
 typedef int (*lemke_batch_fn)(int, int, const double *, const double *,
@@ -410,6 +472,8 @@ static MDAE_ALWAYS_INLINE int lemke_batch_body(int nbatch, const int n, const do
 {
     const size_t nn = (size_t)n * (size_t)n;
     int k, ret = MDAE_OK;
+    poller pl;
+    poller_init(&pl, opt);
     for (k = 0; k < nbatch; ++k) {
         mdae_lcp_info info;
         const size_t o = (size_t)k * (size_t)n;
@@ -419,6 +483,13 @@ static MDAE_ALWAYS_INLINE int lemke_batch_body(int nbatch, const int n, const do
         if (status) status[k] = info.status;
         if (iterations) iterations[k] = info.iterations;
         if (residual) residual[k] = info.residual;
+        /* poll every 64 problems (work estimate: pivots of the last one, times 64) */
+        if (MDAE_UNLIKELY(st == MDAE_INTERRUPTED) ||
+            ((k & 63) == 63 && pl.fn &&
+             poll_work(&pl, 64.0 * (double)(info.iterations + 1) * (double)nn))) {
+            interrupted_rest(k + 1, nbatch, n, qs, zs, ws, status, iterations, residual);
+            return MDAE_INTERRUPTED;
+        }
     }
     return ret;
 }
@@ -488,7 +559,8 @@ static lemke_batch_fn lemke_batch_kernel(int n)
 /* Pointers and options valid for Lemke (data finiteness is checked in lemke_body). */
 static int lemke_args_ok(const mdae_lcp_options *opt)
 {
-    return opt && opt->tol >= 0.0 && opt->pivot_tol >= 0.0 && opt->max_iter >= 0;
+    return opt && nonneg_finite(opt->tol) && nonneg_finite(opt->pivot_tol) &&
+           opt->max_iter >= 0;
 }
 
 int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
@@ -496,11 +568,12 @@ int mdae_lcp_lemke(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
 {
     int n;
     if (info) { info->status = MDAE_BAD_INPUT; info->iterations = 0; info->residual = 0.0; }
-    if (!p || !opt || p->n < 0) return MDAE_BAD_INPUT;
+    if (!p || !opt || p->n < 0 || p->n > MDAE_LCP_MAX_N) return MDAE_BAD_INPUT;
     n = p->n;
     if (n > 0 && (!z || !w || !work || !iwork)) return MDAE_BAD_INPUT;
+    if (!lemke_args_ok(opt)) return MDAE_BAD_INPUT;
     if (n == 0) return finish(p, MDAE_OK, 0, z, w, info);
-    if (!p->M || !p->q || !lemke_args_ok(opt)) return MDAE_BAD_INPUT;
+    if (!p->M || !p->q) return MDAE_BAD_INPUT;
     if (opt->warm_start && !all_finite(z, (size_t)n)) return MDAE_BAD_INPUT;
     return lemke_kernel(n)(p->M, p->q, n, opt, z, w, work, iwork, info);
 }
@@ -512,6 +585,7 @@ int mdae_lcp_pgs(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
     int n, i, j, sweep, max_sweeps, st;
     double res, omega;
     double *dinv;
+    poller pl;
 
     st = begin(p, opt, z, w, work, iwork, info);
     if (st != MDAE_OK) return st;
@@ -531,6 +605,7 @@ int mdae_lcp_pgs(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
         dinv[i] = omega / d;
     }
     max_sweeps = opt->max_iter > 0 ? opt->max_iter : 10000;
+    poller_init(&pl, opt);
     res = mdae_lcp_residual(p, z, w);
     if (res <= opt->tol) return finish(p, MDAE_OK, 0, z, w, info);
     for (sweep = 1; sweep <= max_sweeps; ++sweep) {
@@ -544,19 +619,25 @@ int mdae_lcp_pgs(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
         res = mdae_lcp_residual(p, z, w);
         if (res <= opt->tol) return finish(p, MDAE_OK, sweep, z, w, info);
         if (!(res == res) || res > 1e300) return finish(p, MDAE_NUMERICAL, sweep, z, w, info);
+        if (pl.fn && poll_work(&pl, 2.0 * (double)n * (double)n)) {
+            for (i = 0; i < n; ++i) z[i] = 0.0;
+            return finish(p, MDAE_INTERRUPTED, sweep, z, w, info);
+        }
     }
     return finish(p, MDAE_MAX_ITER, max_sweeps, z, w, info);
 }
 
 /* ---- Murty's least-index principal pivoting ------------------------------------------ */
 /* Solve the m x m system in LU (overwritten) with partial pivoting; 0 if singular. */
-static int dense_solve(double *LU, double *x, int m, double scale)
+/* Returns -1 when the interrupt callback of pl asked to stop. */
+static int dense_solve(double *LU, double *x, int m, double scale, poller *pl)
 {
     int k, i, j;
     double tiny = 1e-13 * (scale > 0.0 ? scale : 1.0);
     for (k = 0; k < m; ++k) {
         int pr = k;
         double best = fabs(LU[(size_t)k * (size_t)m + (size_t)k]), f;
+        if (pl->fn && poll_work(pl, (double)(m - k) * (double)(m - k))) return -1;
         for (i = k + 1; i < m; ++i) {
             double a = fabs(LU[(size_t)i * (size_t)m + (size_t)k]);
             if (a > best) { best = a; pr = i; }
@@ -589,8 +670,10 @@ int mdae_lcp_murty(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
                    double *z, double *w, double *work, int *iwork, mdae_lcp_info *info)
 {
     int n, i, j, a, b, m, it, max_it, st;
-    int *inJ, *idx;
+    int *inJ, *idx, ds;
+    size_t nn, e;
     double *LU, *x, scale = 0.0, qinf = 0.0, feas;
+    poller pl;
 
     st = begin(p, opt, z, w, work, iwork, info);
     if (st != MDAE_OK) return st;
@@ -603,8 +686,10 @@ int mdae_lcp_murty(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
     idx = iwork + n;
     LU = work;
     x = work + (size_t)n * (size_t)n;
-    for (i = 0; i < (int)((size_t)n * (size_t)n); ++i)
-        if (fabs(p->M[i]) > scale) scale = fabs(p->M[i]);
+    poller_init(&pl, opt);
+    nn = (size_t)n * (size_t)n;
+    for (e = 0; e < nn; ++e)
+        if (fabs(p->M[e]) > scale) scale = fabs(p->M[e]);
     for (i = 0; i < n; ++i) { inJ[i] = 0; if (fabs(p->q[i]) > qinf) qinf = fabs(p->q[i]); }
     feas = 1e-13 * (qinf > 1.0 ? qinf : 1.0);
 
@@ -617,9 +702,10 @@ int mdae_lcp_murty(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
             for (b = 0; b < m; ++b) LU[(size_t)a * (size_t)m + (size_t)b] = Mi[idx[b]];
             x[a] = -p->q[idx[a]];
         }
-        if (m > 0 && !dense_solve(LU, x, m, scale)) {
+        ds = m > 0 ? dense_solve(LU, x, m, scale, &pl) : 1;
+        if (ds <= 0 || (pl.fn && poll_work(&pl, (double)m * (double)m + (double)n * m))) {
             for (i = 0; i < n; ++i) z[i] = 0.0;
-            return finish(p, MDAE_NUMERICAL, it, z, w, info);
+            return finish(p, ds == 0 ? MDAE_NUMERICAL : MDAE_INTERRUPTED, it, z, w, info);
         }
         for (i = 0; i < n; ++i) z[i] = 0.0;
         for (a = 0; a < m; ++a) z[idx[a]] = x[a];
@@ -671,7 +757,8 @@ int mdae_lcp_solve_batch(int method, int nbatch, int n, const double *Ms, const 
 {
     int k, ret = MDAE_OK;
     size_t nn = n > 0 ? (size_t)n * (size_t)n : 0, n1 = n > 0 ? (size_t)n : 0;
-    if (nbatch < 0 || n < 0 || !opt) return MDAE_BAD_INPUT;
+    poller pl;
+    if (nbatch < 0 || n < 0 || n > MDAE_LCP_MAX_N || !opt) return MDAE_BAD_INPUT;
     if (nbatch > 0 && n > 0 && (!Ms || !qs || !zs || !ws)) return MDAE_BAD_INPUT;
     if (method == MDAE_LCP_LEMKE && n > 0 && work && iwork && lemke_args_ok(opt) &&
         !opt->warm_start) {
@@ -680,6 +767,7 @@ int mdae_lcp_solve_batch(int method, int nbatch, int n, const double *Ms, const 
         return lemke_batch_kernel(n)(nbatch, n, Ms, qs, opt, zs, ws, work, iwork, status,
                                      iterations, residual);
     }
+    poller_init(&pl, opt);
     for (k = 0; k < nbatch; ++k) {
         mdae_lcp_problem pk;
         mdae_lcp_info info;
@@ -693,6 +781,12 @@ int mdae_lcp_solve_batch(int method, int nbatch, int n, const double *Ms, const 
         if (status) status[k] = info.status;
         if (iterations) iterations[k] = info.iterations;
         if (residual) residual[k] = info.residual;
+        if (st == MDAE_INTERRUPTED ||
+            (pl.fn && poll_work(&pl, (double)(info.iterations + 1) * (double)(nn + n1)))) {
+            if (zs && ws && qs)
+                interrupted_rest(k + 1, nbatch, n, qs, zs, ws, status, iterations, residual);
+            return MDAE_INTERRUPTED;
+        }
     }
     return ret;
 }

@@ -31,7 +31,12 @@ typedef struct {
     int warm_start;     /* nonzero: z on entry is the starting point (iterative methods) */
     double omega;       /* PGS relaxation factor in (0, 2), default 1                  */
     double pivot_tol;   /* pivoting: entries with |a| <= pivot_tol count as zero       */
+    mdae_interrupt_fn interrupt;  /* polled between pivots / sweeps (mdae_status.h), or NULL */
+    void *interrupt_ctx;          /* its argument                                          */
 } mdae_lcp_options;
+
+/* Largest problem size accepted (n*n and the workspace indices fit in an int). */
+#define MDAE_LCP_MAX_N 46340
 
 typedef struct {
     int status;         /* mdae_status                                             */
@@ -73,7 +78,8 @@ typedef enum {
 int mdae_lcp_murty(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
                    double *z, double *w, double *work, int *iwork, mdae_lcp_info *info);
 
-/* Checks pointers, n >= 0, options and finiteness of M and q (and of z when
+/* Checks pointers, 0 <= n <= MDAE_LCP_MAX_N, options (tol finite and >= 0, pivot_tol
+ * finite and >= 0, max_iter >= 0, omega in (0, 2)) and finiteness of M and q (and of z when
  * opt->warm_start): MDAE_OK or MDAE_BAD_INPUT. Every solver calls it first. */
 int mdae_lcp_check(const mdae_lcp_problem *p, const mdae_lcp_options *opt,
                    const double *z);

@@ -15,6 +15,7 @@ const char *mdae_status_str(int status)
     case MDAE_INCONSISTENT: return "inconsistent";
     case MDAE_ENERGY_GAIN: return "energy_gain";
     case MDAE_WORKSPACE: return "workspace_too_small";
+    case MDAE_INTERRUPTED: return "interrupted";
     default: return "unknown_status";
     }
 }

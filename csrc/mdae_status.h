@@ -21,8 +21,17 @@ typedef enum {
     MDAE_AMBIGUOUS = 7,       /* several consistent solutions (impact / Painleve)        */
     MDAE_INCONSISTENT = 8,    /* no consistent solution (Painleve inconsistency)         */
     MDAE_ENERGY_GAIN = 9,     /* an impact law result would increase kinetic energy      */
-    MDAE_WORKSPACE = 10       /* caller-provided workspace too small                     */
+    MDAE_WORKSPACE = 10,      /* caller-provided workspace too small                     */
+    MDAE_INTERRUPTED = 11     /* the caller's interrupt callback asked to stop           */
 } mdae_status;
+
+/* Interrupt callback of the long-running loops (Lemke and Murty pivots, PGS and NSGS
+ * sweeps, batch loops): polled about every MDAE_POLL_WORK floating-point operations of
+ * work (a few milliseconds), never on the small-n fast paths; a nonzero return stops the
+ * solve with MDAE_INTERRUPTED. NULL: never polled. The callback runs on the solver's
+ * thread; it may e.g. read a volatile flag or ask its host language for pending signals. */
+typedef int (*mdae_interrupt_fn)(void *ctx);
+#define MDAE_POLL_WORK 4.0e6
 
 /* A short, static, human-readable description of a status code. */
 const char *mdae_status_str(int status);

@@ -231,6 +231,13 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
     info->max_proj_residual = 0.0;
     if (nq < 0 || nu < 0 || nc < 0 || d < 1 || d > 3 || !(dt > 0.0) || th < 0.0 || th > 1.0)
         return info->status = MDAE_BAD_INPUT;
+    /* options: finite tolerances and step, positive counts (a NaN would make every
+     * comparison fail silently) */
+    if (!(dt - dt == 0.0) || !(o->gamma - o->gamma == 0.0) ||
+        o->nsgs_iter < 1 || !(o->nsgs_tol >= 0.0 && o->nsgs_tol < 1.0) ||
+        o->proj_iter < 0 || !(o->proj_tol >= 0.0 && o->proj_tol - o->proj_tol == 0.0) ||
+        !(o->impact_ratio == o->impact_ratio) || nsteps < 0)
+        return info->status = MDAE_BAD_INPUT;
     for (i = 0; i < nrow; ++i) { W->Pprev[i] = 0.0; W->Pacc[i] = 0.0; }
     for (i = 0; i < nc; ++i) W->theta[i] = 0.0;
     /* output row 0 */

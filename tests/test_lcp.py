@@ -185,7 +185,7 @@ def test_int_lists_fortran_and_strided_input_are_converted():
     (np.eye(2), np.ones(2), {"z0": np.ones(3), "method": "pgs"}, "z0 must have shape (2,) like q, got (3,)"),
     (np.eye(2), np.ones(2), {"z0": [np.nan, 1.0], "method": "pgs"}, "z0 contains NaN or inf"),
     (np.eye(2), np.ones(2), {"omega": 2.5, "method": "pgs"}, "omega (PGS relaxation) must be in (0, 2)"),
-    (np.eye(2), np.ones(2), {"tol": -1.0}, "tol must be a finite number >= 0"),
+    (np.eye(2), np.ones(2), {"tol": -1.0}, "tol must be a finite number > 0"),
     (np.eye(2), np.ones(2), {"max_iter": 0}, "max_iter must be a positive integer or None"),
 ])
 def test_bad_input_raises_clear_value_error(M, q, kwargs, fragment):

@@ -4,18 +4,29 @@
 No logic here beyond allocation of outputs and workspace; input checks and status codes
 come from C and are interpreted by mechdae.contact.kernels.
 """
+import threading
+
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_Occurred
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
 cnp.import_array()
+
+cdef extern from "Python.h":
+    # no exception value: the pending KeyboardInterrupt stays set for the wrapper
+    int _check_signals "PyErr_CheckSignals" ()
+    unsigned long PyThread_get_thread_ident() nogil
 
 cdef extern from "mdae_status.h":
     const char *mdae_status_str(int status)
 
 cdef extern from "mdae_contact.h":
     int MDAE_CONTACT_ENUM_MAX
+    int MDAE_CONTACT_MAX_FACETS
+    int MDAE_CONTACT_MAX_SOLUTIONS
+    ctypedef int (*mdae_interrupt_fn)(void *ctx) noexcept nogil
     ctypedef struct mdae_impact_problem:
         int nc
         int dim
@@ -33,6 +44,8 @@ cdef extern from "mdae_contact.h":
         double energy_tol
         int allow_energy_gain
         int check_input
+        mdae_interrupt_fn interrupt
+        void *interrupt_ctx
     ctypedef struct mdae_impact_info:
         int status
         int nsol
@@ -54,6 +67,8 @@ cdef extern from "mdae_contact.h":
         int max_iter
         int warm_start
         int error_every
+        mdae_interrupt_fn interrupt
+        void *interrupt_ctx
     ctypedef struct mdae_fc_info:
         int status
         int iterations
@@ -86,6 +101,34 @@ cdef extern from "mdae_contact.h":
                      double *u, double *work, mdae_fc_info *info) nogil
 
 ENUM_MAX = MDAE_CONTACT_ENUM_MAX
+MAX_FACETS = MDAE_CONTACT_MAX_FACETS
+MAX_SOLUTIONS = MDAE_CONTACT_MAX_SOLUTIONS
+DEF INTERRUPTED = 11
+
+cdef unsigned long _main_ident = <unsigned long>threading.main_thread().ident
+
+
+cdef int _interrupted(void *ctx) noexcept nogil:
+    """Interrupt callback of the C kernels (polled every few milliseconds of work): on the
+    main thread, runs Python's signal handlers; nonzero when one raised (Ctrl-C), the
+    exception left pending. Other threads never receive signals: they return the flag
+    ``*(int *)ctx`` (when ctx is not NULL), which the main thread sets when it stops, so
+    that a batch split over threads stops as a whole."""
+    cdef int r
+    if PyThread_get_thread_ident() != _main_ident:
+        return (<int *>ctx)[0] if ctx != NULL else 0
+    with gil:
+        r = _check_signals()
+    if r != 0 and ctx != NULL:
+        (<int *>ctx)[0] = 1
+    return r != 0
+
+
+cdef int _raise_pending() except -1:
+    """Raise the exception left pending by a signal handler (KeyboardInterrupt)."""
+    if PyErr_Occurred() == NULL:
+        raise KeyboardInterrupt
+    return -1
 
 
 def status_str(int status):
@@ -144,7 +187,8 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
         iwork = <int *>malloc(iws * sizeof(int))
         if work == NULL or iwork == NULL:
             free(work); free(iwork)
-            raise MemoryError()
+            raise MemoryError(f"impact workspace for {nc} contacts: "
+                              f"{(ws * 8 + iws * 4) / 2**30:.3g} GiB could not be allocated")
     p.nc = nc; p.dim = dim
     p.D = <const double *>cnp.PyArray_DATA(D)
     p.v_minus = <const double *>cnp.PyArray_DATA(v_minus)
@@ -154,6 +198,7 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
     mdae_impact_options_default(&o)
     o.method = method; o.facets = facets; o.max_solutions = cap; o.max_iter = max_iter
     o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
+    o.interrupt = _interrupted
     cdef double *Pp = <double *>cnp.PyArray_DATA(P)
     cdef double *vpp = <double *>cnp.PyArray_DATA(vp)
     cdef int *mp = <int *>cnp.PyArray_DATA(modes)
@@ -162,6 +207,8 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
         mdae_impact_solve(&p, &o, Pp, vpp, mp, dTp, work, iwork, &info)
     if heap:
         free(work); free(iwork)
+    if info.status == INTERRUPTED:
+        _raise_pending()
     return (info.status, info.nsol, info.iterations, info.residual, info.bad_input,
             info.bad_index, P, vp, modes, dT)
 
@@ -202,6 +249,7 @@ def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
     cdef mdae_impact_options o
     cdef mdae_impact_info info, info2
     cdef int k, r1, r2 = 0, half
+    cdef int stop = 0
     P = np.empty((nprob, n))
     vp = np.empty((nprob, n))
     modes = np.empty((nprob, nc), dtype=np.intc)
@@ -217,6 +265,8 @@ def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
     mdae_impact_options_default(&o)
     o.method = method; o.facets = facets; o.max_solutions = 1; o.max_iter = max_iter
     o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
+    o.interrupt = _interrupted
+    o.interrupt_ctx = &stop
     if nprob == 0 or n == 0:     # no contact: nothing to solve, every problem unique
         dT[:] = 0.0
         st[:] = 0
@@ -258,7 +308,9 @@ def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
             r1 = _batch_chunk(0, nprob, nc, dim, Dp, vmp, enp, etp, mup, &o, Pp, vpp, mp, dTp,
                               stp, nsp, facets, &info)
     if r1 == -1 or r2 == -1:
-        raise MemoryError()
+        raise MemoryError(f"impact_batch workspace for {nc} contacts could not be allocated")
+    if r1 == INTERRUPTED or r2 == INTERRUPTED:
+        _raise_pending()
     if r1 == 0 and r2 != 0:      # the first chunk's status wins, as in one serial call
         info = info2
     return info.status, info.bad_input, info.bad_index, P, vp, modes, dT, st, ns
@@ -348,9 +400,12 @@ def fc_nsgs(int dim, int nc, W, const double[::1] q, const double[::1] mu, doubl
     mdae_fc_options_default(&o)
     o.tol = tol; o.max_iter = max_iter; o.warm_start = r0 is not None
     o.error_every = error_every
+    o.interrupt = _interrupted
     with nogil:
         mdae_fc_nsgs(&p, &o, &rv[0] if n > 0 else &_dummy, &uv[0] if n > 0 else &_dummy,
                      &wv[0], &info)
+    if info.status == INTERRUPTED:
+        _raise_pending()
     return info.status, info.iterations, info.error, info.bad_input, info.bad_index, r, u
 
 

@@ -1006,6 +1006,8 @@ def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
     """
     if tol != 1e-9 or gap_tol != GAP_TOL:       # NaN compares unequal: checked too
         kernels.check_options(tol=tol, gap_tol=gap_tol)
+    if tol != 1e-9 or gap_tol != GAP_TOL:       # NaN compares unequal: checked too
+        kernels.check_options(tol=tol, gap_tol=gap_tol)
     if not all_solutions and (method == "auto" or method == "enum"):
         out = _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs)
         if out is not None:
@@ -1247,6 +1249,7 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     >>> out.mode("B")                                                # doctest: +SKIP
     """
     kernels.check_options(tol=tol, gap_tol=gap_tol)
+    kernels.check_options(tol=tol, gap_tol=gap_tol)
     asm = _assembler(system)
     Q, U, N = _batch_states(system, qs, vs)
     P = np.tile(np.asarray(system.p_defaults, dtype=float)[:, None], (1, N))
@@ -1416,6 +1419,7 @@ def contact_forces(system, q, v, active=None, params=None, t=0.0, gap_tol=GAP_TO
     ValueError
         A contact with ``mu = inf`` is sliding; bad state; unknown contact.
     """
+    kernels.check_options(tol=tol, gap_tol=gap_tol, vel_tol=vel_tol, slide_tol=slide_tol)
     kernels.check_options(tol=tol, gap_tol=gap_tol, vel_tol=vel_tol, slide_tol=slide_tol)
     asm = _assembler(system)
     qa, ua, va = _state(system, q, v)

@@ -24,6 +24,7 @@ with ``w_t = 0`` exactly. The kinetic energy change is ``dT = P^T (v- + v+) / 2`
 The computations run in C (csrc/mdae_contact.c).
 """
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,12 +41,20 @@ MODE_NONE = -1
 """Mode code (``ImpactBatchSolution.modes``) of a problem without a solution."""
 _F64 = np.dtype(np.float64)
 ENUM_MAX = int(_contact.ENUM_MAX)
+MAX_FACETS = int(_contact.MAX_FACETS)
+"""Largest ``facets`` (tangent directions of the polyhedral cone, ``method="lcp"``)."""
+MAX_SOLUTIONS = int(_contact.MAX_SOLUTIONS)
+"""Largest ``max_solutions`` (solution capacity of the enumeration)."""
+MAX_ITER = 2**31 - 1
+"""Largest iteration count (``max_iter``, ``error_every``): a C int."""
+MAX_N = 46340
+"""Largest contact-space size n (and LCP size of ``method="lcp"``): n*n fits a C int."""
 _METHODS = {"enum": 0, "lcp": 1, "nsgs": 2}
 # mdae_status codes
 _OK, _MAX_ITER, _RAY, _INFEASIBLE, _BAD, _NUMERICAL, _NOT_CONV, _AMBIG, _INCONS, _GAIN = range(10)
 _BATCH_STATUS = np.array(["unique", "max_iter", "ray", "infeasible", "bad_input", "numerical",
-                          "not_converged", "ambiguous", "inconsistent", "energy_gain", "workspace"],
-                         dtype=object)
+                          "not_converged", "ambiguous", "inconsistent", "energy_gain", "workspace",
+                          "interrupted"], dtype=object)
 
 
 class EnergyGainError(SolverError):
@@ -233,9 +242,71 @@ def _bad_input(code, index, dim, where=""):
            "use method='enum' or 'nsgs'",
         11: f"mu: contact {index} is sliding (v_t != 0) with mu = inf; a contact without "
             "sliding cannot have a sliding velocity",
+        10: f"facets: must be an integer in [3, {MAX_FACETS}]",
         12: f"q: entry {index} is not finite",
+        13: "tol: must be a finite number > 0 (energy_tol finite and >= 0)",
+        14: f"max_solutions: must be an integer in [1, {MAX_SOLUTIONS}]",
+        15: f"max_iter: must be an integer in [1, {MAX_ITER}] (error_every too)",
+        16: "slide_tol: must be a finite number >= 0",
+        17: f"W: invalid CSR structure (row {index}: indptr must start at 0 and not "
+            "decrease, column indices must lie in [0, n))",
     }
     return ValueError(where + msgs.get(code, f"bad input (code {code})"))
+
+
+def _short(x):
+    """repr of an option value for an error message, at most 40 characters."""
+    r = repr(x)
+    return r if len(r) <= 40 else r[:18] + "..." + r[-8:] + f" ({len(r)} characters)"
+
+
+def check_tol(x, name, lo=0.0, hi=1.0, lo_open=True, hi_open=True):
+    """``x`` as a float, or ValueError naming the option and its range (NaN, inf, bools,
+    strings and out-of-range values refused). Returns the float."""
+    if type(x) is float and lo < x < (math.inf if hi is None else hi):
+        return x
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{name}: must be a real number, got {_short(x)}")
+    v = float(x)
+    ok = math.isfinite(v) and (v > lo if lo_open else v >= lo) and \
+        (hi is None or (v < hi if hi_open else v <= hi))
+    if not ok:
+        rng = (("(" if lo_open else "[") + f"{lo:g}, " +
+               ("inf)" if hi is None else f"{hi:g}" + (")" if hi_open else "]")))
+        raise ValueError(f"{name}: must be a finite number in {rng}, got {_short(x)}")
+    return v
+
+
+def check_count(x, name, lo, hi, what=""):
+    """``x`` as an int in ``[lo, hi]``, or ValueError naming the option and the limit
+    (bools, non-integral floats, NaN and out-of-range values refused; checked before any
+    allocation). Returns the int."""
+    if type(x) is int and lo <= x <= hi:
+        return x
+    if isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name}: must be an integer, got {_short(x)}")
+    if isinstance(x, numbers.Integral):
+        v = int(x)
+    elif isinstance(x, numbers.Real) and math.isfinite(float(x)) and float(x).is_integer():
+        v = int(x)
+    else:
+        raise ValueError(f"{name}: must be an integer, got {_short(x)}")
+    if not lo <= v <= hi:
+        raise ValueError(f"{name}: must be an integer in [{lo}, {hi}]{what}, got {_short(v)}")
+    return v
+
+
+def check_options(**options):
+    """Check the tolerances of the System-level contact functions by name: ``tol`` finite
+    in (0, 1); ``gap_tol``, ``vel_tol`` finite (a length, a speed); ``slide_tol`` finite
+    and >= 0. ValueError naming the first bad one and its range."""
+    for name, x in options.items():
+        if name == "tol":
+            check_tol(x, name)
+        elif name == "slide_tol":
+            check_tol(x, name, lo_open=False, hi=None)
+        else:
+            check_tol(x, name, lo=-math.inf, hi=None)
 
 
 def _check_mu_e(e_n, e_t, mu, allow):
@@ -251,6 +322,44 @@ def _check_mu_e(e_n, e_t, mu, allow):
 # ------------------------------------------------------------------------------------ #
 # impact
 # ------------------------------------------------------------------------------------ #
+
+def _array(x, name, dtype=np.float64):
+    """C-contiguous float64 copy (or view) of any real array-like (ints, Fortran order,
+    strided and read-only arrays accepted); complex, object and ragged input refused."""
+    if type(x) is np.ndarray and x.dtype is _F64 and x.flags.c_contiguous:
+        return x
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # ragged nested lists and the like
+        raise ValueError(f"{name}: must be a real numeric array: {exc}") from None
+    if a.dtype.kind not in "biuf":
+        raise ValueError(f"{name}: has dtype {a.dtype}; real numbers are needed (float64; "
+                         "ints are converted, complex/object/strings are not)")
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _impact_options(tol, max_iter, facets, max_solutions, energy):
+    tol = check_tol(tol, "tol")
+    max_iter = check_count(max_iter, "max_iter", 1, MAX_ITER)
+    facets = 8 if facets is None else check_count(
+        facets, "facets", 3, MAX_FACETS, " (tangent directions of the polyhedral cone)")
+    max_solutions = check_count(max_solutions, "max_solutions", 1, MAX_SOLUTIONS,
+                                " (solution capacity of the enumeration)")
+    if energy not in ("raise", "report"):
+        raise ValueError(f"energy: must be 'raise' or 'report', got {energy!r}")
+    return tol, max_iter, facets, max_solutions
+
+
+def _check_lcp_size(method, k, dim, facets):
+    if k * dim > MAX_N:
+        raise ValueError(f"D: n = {k * dim} exceeds the size limit n <= {MAX_N}")
+    if method == "lcp":
+        nl = k * ((2 if dim == 2 else facets) + 2)
+        if nl > MAX_N:
+            raise ValueError(f"facets: the friction-cone LCP of {k} contacts with {facets} "
+                             f"facets has size {nl}, above the limit {MAX_N}; use fewer "
+                             "facets or method='nsgs'")
+
 
 def _choose_method(method, k, dim, mu):
     if method == "auto":
@@ -328,25 +437,24 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
     >>> sol.v_plus, sol.modes
     (array([0.5 , 0.05]), ('slide',))
     """
-    D = np.ascontiguousarray(D, dtype=np.float64)
+    tol, max_iter, facets, max_solutions = _impact_options(tol, max_iter, facets,
+                                                           max_solutions, energy)
+    if hasattr(D, "shape") and np.ndim(D) >= 1 and D.shape[-1] > MAX_N:
+        raise ValueError(f"D: n = {D.shape[-1]} exceeds the size limit n <= {MAX_N}")
+    D = _array(D, "D")
     n, k = _sizes(D, dim)
-    v = np.ascontiguousarray(v_minus, dtype=np.float64)
+    v = _array(v_minus, "v_minus")
     if v.shape != (n,):
         raise ValueError(f"v_minus: expected shape ({n},) to match D, got {v.shape}")
     en = _per_contact(e_n, k, "e_n")
     et = _per_contact(e_t, k, "e_t")
     muv = _per_contact(mu, k, "mu")
     method = _choose_method(method, k, dim, muv)
-    if facets is None:
-        facets = 8
-    elif dim == 3 and int(facets) < 3:
-        raise ValueError(f"facets: the polyhedral cone needs at least 3 directions, got {facets}")
-    if energy not in ("raise", "report"):
-        raise ValueError(f"energy: must be 'raise' or 'report', got {energy!r}")
-    cap = max(1, int(max_solutions)) if all_solutions else 2
+    _check_lcp_size(method, k, dim, facets)
+    cap = max_solutions if all_solutions else 2
     (st, nsol, iters, resid, bad, bidx, P, vp, modes, dT) = _contact.impact(
-        D, v, en, et, muv, dim, _METHODS[method], int(facets), cap, int(max_iter), float(tol),
-        float(tol), bool(allow_superelastic))
+        D, v, en, et, muv, dim, _METHODS[method], facets, cap, max_iter, tol, tol,
+        bool(allow_superelastic))
     if st == _BAD:
         raise _bad_input(bad, bidx, dim)
     if st in (_RAY, _MAX_ITER, _NOT_CONV, _NUMERICAL, _INFEASIBLE):
@@ -423,12 +531,16 @@ def impact_batch(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="enum", fac
     >>> out.v_plus[:, 0]
     array([0. , 0.5, 1. ])
     """
-    D = np.ascontiguousarray(D, dtype=np.float64)
+    tol, max_iter, facets, _ = _impact_options(tol, max_iter, facets, 1, energy)
+    threads = check_count(threads, "threads", 1, MAX_ITER)
+    if hasattr(D, "shape") and np.ndim(D) >= 1 and D.shape[-1] > MAX_N:
+        raise ValueError(f"D: n = {D.shape[-1]} exceeds the size limit n <= {MAX_N}")
+    D = _array(D, "D")
     if D.ndim != 3:
         raise ValueError(f"D: expected shape (N, n, n), got {D.shape}")
     n, k = _sizes(D, dim)
     N = D.shape[0]
-    v = np.ascontiguousarray(v_minus, dtype=np.float64)
+    v = _array(v_minus, "v_minus")
     if v.shape != (N, n):
         raise ValueError(f"v_minus: expected shape ({N}, {n}), got {v.shape}")
     en = _per_contact(e_n, k, "e_n", (N,))
@@ -438,10 +550,10 @@ def impact_batch(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="enum", fac
         raise ValueError(f"method: must be 'enum', 'lcp' or 'nsgs', got {method!r}")
     if method == "enum" and k > ENUM_MAX:
         raise ValueError(f"method: 'enum' handles at most {ENUM_MAX} contacts (got {k})")
-    facets = 8 if facets is None else int(facets)
+    _check_lcp_size(method, k, dim, facets)
     st, bad, bidx, P, vp, modes, dT, sts, ns = _contact.impact_batch(
-        D, v, en, et, muv, dim, _METHODS[method], facets, int(max_iter), float(tol), float(tol),
-        bool(allow_superelastic), int(threads))
+        D, v, en, et, muv, dim, _METHODS[method], facets, max_iter, tol, tol,
+        bool(allow_superelastic), threads)
     if st == _BAD:
         raise _bad_input(bad, -1, dim, where=f"problem {bidx}: ")
     status = _BATCH_STATUS[sts]
@@ -495,22 +607,25 @@ def contact_forces(D, b, v_t, mu, dim=2, slide_tol=1e-12, tol=1e-9, max_solution
     >>> contact_forces([[-1.0, 0.0], [0.0, 1.0]], [1.0, 0.0], [1.0], 0.0).status
     'indeterminate'
     """
-    D = np.ascontiguousarray(D, dtype=np.float64)
+    slide_tol = check_tol(slide_tol, "slide_tol", lo_open=False, hi=None)
+    tol = check_tol(tol, "tol")
+    cap = max(2, check_count(max_solutions, "max_solutions", 1, MAX_SOLUTIONS,
+                             " (solution capacity of the enumeration)"))
+    D = _array(D, "D")
     n, k = _sizes(D, dim)
     if k > ENUM_MAX:
         raise ValueError(f"D: the contact-force enumeration handles at most {ENUM_MAX} "
                          f"contacts, got {k}")
-    bb = np.ascontiguousarray(b, dtype=np.float64)
+    bb = _array(b, "b")
     if bb.shape != (n,):
         raise ValueError(f"b: expected shape ({n},) to match D, got {bb.shape}")
-    vt = np.ascontiguousarray(v_t, dtype=np.float64).reshape(-1)
+    vt = _array(v_t, "v_t").reshape(-1)
     if vt.shape != (k * (dim - 1),):
         raise ValueError(f"v_t: expected {k * (dim - 1)} sliding velocity components "
                          f"({'(k,)' if dim == 2 else '(k, 2)'}), got shape {np.shape(v_t)}")
     muv = _per_contact(mu, k, "mu")
-    cap = max(2, int(max_solutions))
     st, nsol, bad, bidx, lam, acc, modes = _contact.painleve(D, bb, vt, muv, dim,
-                                                             float(slide_tol), cap, float(tol))
+                                                             slide_tol, cap, tol)
     if st == _BAD:
         raise _bad_input(bad, bidx, dim)
     sols = [ContactForceSolution(lam[i].copy(), acc[i].copy(),
@@ -530,10 +645,19 @@ def _fc_matrix(W, n):
         if Wc.shape != (n, n):
             raise ValueError(f"W: expected shape ({n}, {n}), got {Wc.shape}")
         Wc.sum_duplicates()
+        if Wc.data.dtype.kind not in "biuf":
+            raise ValueError(f"W: has dtype {Wc.data.dtype}; real numbers are needed")
+        if not np.isfinite(Wc.data).all():
+            raise ValueError("W: entries must be finite")
+        if Wc.nnz > MAX_ITER:
+            raise ValueError(f"W: {Wc.nnz} stored entries exceed the limit {MAX_ITER}")
         return (np.ascontiguousarray(Wc.indptr, dtype=np.intc),
                 np.ascontiguousarray(Wc.indices, dtype=np.intc),
                 np.ascontiguousarray(Wc.data, dtype=np.float64))
-    Wd = np.ascontiguousarray(W, dtype=np.float64)
+    if n > MAX_N:
+        raise ValueError(f"W: a dense W of size n = {n} exceeds the limit n <= {MAX_N}; "
+                         "pass a scipy.sparse matrix")
+    Wd = _array(W, "W")
     if Wd.shape != (n, n):
         raise ValueError(f"W: expected shape ({n}, {n}), got {Wd.shape}")
     if not np.isfinite(Wd).all():
@@ -544,7 +668,7 @@ def _fc_matrix(W, n):
 def _fc_inputs(W, q, mu, dim):
     if dim not in (2, 3):
         raise ValueError(f"dim: must be 2 or 3, got {dim!r}")
-    qq = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
+    qq = _array(q, "q").reshape(-1)
     n = qq.shape[0]
     if n % dim:
         raise ValueError(f"q: length {n} is not a multiple of dim = {dim}")
@@ -587,13 +711,18 @@ def solve_fc(W, q, mu, dim, tol=1e-5, max_iter=10000, r0=None, error_every=1):
     >>> np.round(s.r, 6)
     array([ 1.      , -0.031623, -0.094868])
     """
+    tol = check_tol(tol, "tol")
+    max_iter = check_count(max_iter, "max_iter", 1, MAX_ITER)
+    error_every = check_count(error_every, "error_every", 1, MAX_ITER)
     Wm, qq, muv, nc = _fc_inputs(W, q, mu, dim)
     if r0 is not None:
-        r0 = np.ascontiguousarray(r0, dtype=np.float64).reshape(-1)
+        r0 = _array(r0, "r0").reshape(-1)
         if r0.shape != qq.shape:
             raise ValueError(f"r0: expected shape {qq.shape}, got {r0.shape}")
-    st, it, err, bad, bidx, r, u = _contact.fc_nsgs(dim, nc, Wm, qq, muv, float(tol),
-                                                    int(max_iter), r0, int(error_every))
+        if not np.isfinite(r0).all():
+            raise ValueError("r0: the initial guess must be finite")
+    st, it, err, bad, bidx, r, u = _contact.fc_nsgs(dim, nc, Wm, qq, muv, tol, max_iter, r0,
+                                                    error_every)
     if st == _BAD:
         raise _bad_input(bad, bidx, dim)
     if st == _NUMERICAL:
@@ -613,7 +742,14 @@ def fc_error(W, q, mu, dim, r):
     u : ndarray, shape (n,)
     """
     Wm, qq, muv, nc = _fc_inputs(W, q, mu, dim)
-    rr = np.ascontiguousarray(r, dtype=np.float64).reshape(-1)
+    rr = _array(r, "r").reshape(-1)
     if rr.shape != qq.shape:
         raise ValueError(f"r: expected shape {qq.shape}, got {rr.shape}")
+    for name, a in (("q", qq), ("mu", muv), ("r", rr)):
+        if not (np.isfinite(a).all() if name != "mu" else (a >= 0).all()):
+            raise ValueError(f"{name}: must be finite (mu >= 0)")
+    if isinstance(Wm, tuple):
+        ip, ix = Wm[0], Wm[1]
+        if ip[0] != 0 or (np.diff(ip) < 0).any() or ((ix < 0) | (ix >= qq.shape[0])).any():
+            raise _bad_input(17, 0, dim)
     return _contact.fc_error(dim, nc, Wm, qq, muv, rr)

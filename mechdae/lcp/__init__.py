@@ -35,13 +35,27 @@ Methods
     (``"max_iter"``). O(|J|^3) per pivot: meant for small problems.
 
 The empty LCP (n = 0) is valid: it is solved with ``z`` of shape (0,).
+
+Options are checked before any allocation: ``tol`` finite and > 0, ``max_iter`` an
+integer in [1, 2**31 - 1] (``MAX_ITER``) or None, ``omega`` in (0, 2), n <= ``MAX_N``
+(46340); a bad one raises ValueError naming it and its limit. Long solves (large n, long
+batches) poll for signals every few milliseconds of work between pivots or sweeps, so
+Ctrl-C stops them with KeyboardInterrupt (on the main thread, as Python delivers signals
+there only).
 """
+import math
+import numbers
+
 import numpy as np
 
 from ._lcp import solve_one as _solve_one, solve_many as _solve_many, STATUS_NAMES, \
-    residual as _residual
+    residual as _residual, MAX_N
 
-__all__ = ["solve", "solve_batch", "residual", "LCPResult", "LCPBatchResult", "METHODS"]
+__all__ = ["solve", "solve_batch", "residual", "LCPResult", "LCPBatchResult", "METHODS",
+           "MAX_N", "MAX_ITER"]
+
+MAX_ITER = 2**31 - 1
+"""Largest ``max_iter`` (a C int). ``MAX_N`` (46340): largest n (n*n fits a C int)."""
 
 METHODS = {"lemke": 0, "pgs": 1, "murty": 2}
 _OK = 0
@@ -142,6 +156,8 @@ def _as_float(a, name, fix):
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} has dtype {arr.dtype}; an LCP needs real numbers "
                          f"(float64; ints are converted, complex/object are not) {fix}")
+    if arr.ndim >= 2 and arr.shape[-1] > MAX_N:
+        _check_size(arr.shape[-1], name)      # before copying it
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 
@@ -153,16 +169,36 @@ def _method_code(method):
     return code
 
 
+def _short(x):
+    """repr of an option value for an error message, at most 40 characters."""
+    r = repr(x)
+    return r if len(r) <= 40 else r[:18] + "..." + r[-8:] + f" ({len(r)} characters)"
+
+
+def _real(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+
+
 def _check_options(tol, max_iter, omega):
-    if not (tol >= 0.0) or tol == float("inf"):
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    if not (_real(tol) and math.isfinite(tol) and tol > 0.0):
+        raise ValueError(f"tol must be a finite number > 0, got {_short(tol)}")
     if max_iter is None:
         max_iter = 0
-    elif max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer or None, got {max_iter!r}")
-    if not (0.0 < omega < 2.0):
-        raise ValueError(f"omega (PGS relaxation) must be in (0, 2), got {omega!r}")
+    elif not (_real(max_iter) and (isinstance(max_iter, numbers.Integral) or (
+            math.isfinite(max_iter) and float(max_iter).is_integer()))
+              and 1 <= max_iter <= MAX_ITER):
+        raise ValueError(f"max_iter must be a positive integer or None (at most "
+                         f"2**31 - 1 = {MAX_ITER}), got {_short(max_iter)}")
+    if not (_real(omega) and 0.0 < omega < 2.0):
+        raise ValueError(f"omega (PGS relaxation) must be in (0, 2), got {_short(omega)}")
     return int(max_iter)
+
+
+def _check_size(n, name):
+    if n > MAX_N:
+        raise ValueError(f"{name}: n = {n} exceeds the LCP size limit n <= {MAX_N} "
+                         "(n*n must fit a C int; a dense Lemke tableau that large would "
+                         f"need {8 * n * (n + 4) / 2**30:.3g} GiB)")
 
 
 def solve(M, q, method="lemke", tol=1e-10, max_iter=None, z0=None, omega=1.0):
@@ -208,6 +244,8 @@ def solve(M, q, method="lemke", tol=1e-10, max_iter=None, z0=None, omega=1.0):
     if q.ndim != 1 or q.shape[0] != M.shape[0]:
         raise ValueError(f"q must have shape ({M.shape[0]},) to match M {M.shape}, "
                          f"got shape {q.shape}")
+    if q.shape[0] > MAX_N:
+        _check_size(q.shape[0], "M")
     code = METHODS.get(method)
     if code is None:
         code = _method_code(method)
@@ -219,6 +257,8 @@ def solve(M, q, method="lemke", tol=1e-10, max_iter=None, z0=None, omega=1.0):
         z0 = _as_float(z0, "z0", "(pass an (n,) starting point)")
         if z0.shape != q.shape:
             raise ValueError(f"z0 must have shape {q.shape} like q, got {z0.shape}")
+        if not np.isfinite(z0).all():
+            raise ValueError("z0 contains NaN or inf; a starting point must be finite")
         if code != 1:
             z0 = None            # pivoting methods start from their own basis
     r = _solve_one(M, q, code, tol, max_iter, omega, z0, LCPResult, method)
@@ -264,12 +304,15 @@ def solve_batch(Ms, qs, method="lemke", tol=1e-10, max_iter=None, z0=None, omega
     if qs.shape != Ms.shape[:2]:
         raise ValueError(f"qs must have shape {Ms.shape[:2]} to match Ms {Ms.shape}, "
                          f"got shape {qs.shape}")
+    _check_size(qs.shape[1], "Ms")
     code = _method_code(method)
     max_iter = _check_options(tol, max_iter, omega)
     if z0 is not None:
         z0 = _as_float(z0, "z0", "(pass a (B, n) stack of starting points)")
         if z0.shape != qs.shape:
             raise ValueError(f"z0 must have shape {qs.shape} like qs, got {z0.shape}")
+        if not np.isfinite(z0).all():
+            raise ValueError("z0 contains NaN or inf; starting points must be finite")
         if code != 1:
             z0 = None
     z, w, st, it, res, ok = _solve_many(Ms, qs, code, tol, max_iter, omega, z0)
@@ -286,11 +329,21 @@ def residual(M, q, z):
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match, or NaN / inf entries in ``M``, ``q`` or ``z`` (the
+        residual of a non-finite point is not a number).
     """
     M = _as_float(M, "M", "")
     q = _as_float(q, "q", "")
     z = _as_float(z, "z", "")
-    if M.ndim != 2 or M.shape != (q.shape[0], q.shape[0]) or z.shape != q.shape or q.ndim != 1:
+    if q.ndim != 1 or M.shape != (q.shape[0], q.shape[0]) or z.shape != q.shape:
         raise ValueError(f"residual needs M (n, n), q (n,), z (n,); got {M.shape}, "
                          f"{q.shape}, {z.shape}")
+    for name, a in (("M", M), ("q", q), ("z", z)):
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name} contains NaN or inf; the LCP residual needs finite "
+                             "data")
     return _residual(M, q, z)[0]

@@ -3,11 +3,20 @@
 pointers in solve_one, the per-call path) in, numpy arrays out, the C call without the
 GIL. Validation of shapes and dtypes is done by the caller (mechdae.lcp); finiteness and
 sizes are checked again in C (MDAE_BAD_INPUT)."""
+import threading
+
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_Occurred
 from libc.stdlib cimport malloc, free
 
 cnp.import_array()
+
+cdef extern from "Python.h":
+    # declared without an exception value: the pending KeyboardInterrupt stays set for
+    # the wrapper to raise once the C solver has returned
+    int _check_signals "PyErr_CheckSignals" ()
+    unsigned long PyThread_get_thread_ident() nogil
 
 cdef extern from "mdae_status.h":
     const char *mdae_status_str(int status)
@@ -17,12 +26,15 @@ cdef extern from "mdae_lcp.h":
         int n
         const double *M
         const double *q
+    ctypedef int (*mdae_interrupt_fn)(void *ctx) noexcept nogil
     ctypedef struct mdae_lcp_options:
         double tol
         int max_iter
         int warm_start
         double omega
         double pivot_tol
+        mdae_interrupt_fn interrupt
+        void *interrupt_ctx
     ctypedef struct mdae_lcp_info:
         int status
         int iterations
@@ -39,13 +51,39 @@ cdef extern from "mdae_lcp.h":
                              double *ws, double *work, int *iwork, int *status,
                              int *iterations, double *residual) nogil
 
+    int MDAE_LCP_MAX_N
+
 MDAE_OK = 0
 MDAE_BAD_INPUT = 4
-STATUS_NAMES = tuple(mdae_status_str(i).decode("ascii") for i in range(11))
+MDAE_INTERRUPTED = 11
+MAX_N = MDAE_LCP_MAX_N
+STATUS_NAMES = tuple(mdae_status_str(i).decode("ascii") for i in range(12))
 cdef tuple _STATUS_NAMES = STATUS_NAMES
 
 DEF STACK_WORK = 1200      # doubles on the stack: enough for n <= 32
 DEF STACK_IWORK = 160
+
+
+cdef unsigned long _main_ident = <unsigned long>threading.main_thread().ident
+
+
+cdef int _interrupted(void *ctx) noexcept nogil:
+    """Interrupt callback of the C solvers (polled every few milliseconds of work): on
+    the main thread, runs Python's signal handlers; nonzero when one raised (Ctrl-C:
+    KeyboardInterrupt, left pending). Other threads never receive signals: 0 at once."""
+    cdef int r
+    if PyThread_get_thread_ident() != _main_ident:
+        return 0
+    with gil:
+        r = _check_signals()
+    return r != 0
+
+
+cdef int _raise_pending() except -1:
+    """Raise the exception left pending by a signal handler (KeyboardInterrupt)."""
+    if PyErr_Occurred() == NULL:
+        raise KeyboardInterrupt
+    return -1
 
 
 def status_str(int code):
@@ -97,6 +135,8 @@ def solve_one(cnp.ndarray M, cnp.ndarray q, int method, double tol, int max_iter
             or M.shape[0] != q.shape[0] or M.shape[1] != q.shape[0]):
         raise ValueError("solve_one: M (n, n) and q (n,) must be float64 C-contiguous")
     n = q.shape[0]
+    if n > MDAE_LCP_MAX_N:
+        raise ValueError(f"M: n = {n} exceeds the LCP size limit n <= {MDAE_LCP_MAX_N}")
     dims[0] = n
     nw = mdae_lcp_work_size(<int>n)
     niw = mdae_lcp_iwork_size(<int>n)
@@ -105,6 +145,7 @@ def solve_one(cnp.ndarray M, cnp.ndarray q, int method, double tol, int max_iter
     opt.tol = tol
     opt.max_iter = max_iter
     opt.omega = omega
+    opt.interrupt = _interrupted
     if z0 is None:
         z = cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
     else:
@@ -122,7 +163,8 @@ def solve_one(cnp.ndarray M, cnp.ndarray q, int method, double tol, int max_iter
     if work == NULL or iwork == NULL:
         if work != stack_work: free(work)
         if iwork != stack_iwork: free(iwork)
-        raise MemoryError(f"LCP workspace for n={n}")
+        raise MemoryError(f"LCP workspace for n={n}: {(nw * 8 + niw * 4) / 2**30:.3g} GiB "
+                          "could not be allocated")
     with nogil:
         mdae_lcp_solve(method, &p, &opt, <double *>cnp.PyArray_DATA(z),
                        <double *>cnp.PyArray_DATA(w), work, iwork, &info)
@@ -130,6 +172,8 @@ def solve_one(cnp.ndarray M, cnp.ndarray q, int method, double tol, int max_iter
         free(work)
     if iwork != stack_iwork:
         free(iwork)
+    if info.status == 11:           # MDAE_INTERRUPTED (Ctrl-C)
+        _raise_pending()
     if info.status == 4:            # MDAE_BAD_INPUT
         return None
     return result_cls(z, w, _STATUS_NAMES[info.status], info.iterations, info.residual,
@@ -145,7 +189,12 @@ def solve_many(const double[:, :, ::1] Ms, const double[:, ::1] qs, int method, 
     cdef int nb = qs.shape[0]
     cdef int n = qs.shape[1]
     cdef mdae_lcp_options opt
-    cdef size_t nw = mdae_lcp_work_size(n), niw = mdae_lcp_iwork_size(n)
+    cdef size_t nw, niw
+    if qs.shape[1] > MDAE_LCP_MAX_N:
+        raise ValueError(f"Ms: n = {qs.shape[1]} exceeds the LCP size limit "
+                         f"n <= {MDAE_LCP_MAX_N}")
+    nw = mdae_lcp_work_size(n)
+    niw = mdae_lcp_iwork_size(n)
     cdef double *work
     cdef int *iwork
     cdef int ret
@@ -158,6 +207,7 @@ def solve_many(const double[:, :, ::1] Ms, const double[:, ::1] qs, int method, 
     opt.tol = tol
     opt.max_iter = max_iter
     opt.omega = omega
+    opt.interrupt = _interrupted
     if z0 is None:
         z = cnp.PyArray_EMPTY(2, [nb, n], cnp.NPY_DOUBLE, 0)
     else:
@@ -168,7 +218,8 @@ def solve_many(const double[:, :, ::1] Ms, const double[:, ::1] qs, int method, 
     if work == NULL or iwork == NULL:
         free(work)
         free(iwork)
-        raise MemoryError(f"LCP workspace for n={n}")
+        raise MemoryError(f"LCP workspace for n={n}: {(nw * 8 + niw * 4) / 2**30:.3g} GiB "
+                          "could not be allocated")
     with nogil:
         ret = mdae_lcp_solve_batch(method, nb, n,
                                    &Ms[0, 0, 0] if nb > 0 and n > 0 else NULL,
@@ -179,4 +230,6 @@ def solve_many(const double[:, :, ::1] Ms, const double[:, ::1] qs, int method, 
                                    <double *>cnp.PyArray_DATA(res))
     free(work)
     free(iwork)
+    if ret == 11:                   # MDAE_INTERRUPTED (Ctrl-C)
+        _raise_pending()
     return z, w, st, it, res, ret == MDAE_OK
