@@ -290,3 +290,17 @@ def test_body_on_a_joint_reports_its_inertial_force_as_its_flow():
     # the body's flow is m a + m g = -c x; the joint carries nothing along its free axis
     assert np.allclose(res["body.flange.f"], -8.0 * res["j.x"], atol=1e-7)
     assert np.allclose(res["j.flange.f"], 0.0, atol=1e-7)
+
+
+def test_parts_that_nothing_positions_are_named():
+    m = md.Model("floating spring")
+    m.add(tr.Spring("sp", c=1.0))
+    with pytest.raises(md.ModelError, match="sp.flange_a, sp.flange_b: nothing fixes their s"):
+        m.compile()
+    m = md.Model("no ground")
+    R = m.add(el.Resistor("R"))
+    C = m.add(el.Capacitor("C"))
+    m.connect(R.p, C.p)
+    m.connect(R.n, C.n)
+    with pytest.raises(md.ModelError, match="add a Ground"):
+        m.compile()

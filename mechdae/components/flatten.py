@@ -192,24 +192,44 @@ def flatten(model):
         for cn, i in members[root]:
             S.set(der(cn.potential_syms[i]), r)
 
-    # reference potential of circuits (an electrical network needs a ground)
+    # reference potentials: every group of nodes joined through components (one domain at
+    # a time) needs a node whose potential something fixes -- a ground, a mass, a fixed
+    # point, a joint -- or its potentials are determined only up to a constant
     ref = _UF()
+    first = {}                           # root -> a connector there
+    inert = set()                        # roots of components with inertia (reported apart)
     for c in comps:
-        rs = [root_of(cn, i) for cn in c._connectors if cn.needs_reference
-              for i in range(len(cn.potentials))]
-        for r_ in rs:
-            ref.add(r_)
-        for r_ in rs[1:]:
-            ref.union(rs[0], r_)
+        by_domain = defaultdict(list)
+        for cn in c._connectors:
+            for i in range(len(cn.potentials)):
+                r_ = root_of(cn, i)
+                by_domain[cn.domain].append(r_)
+                first.setdefault(r_, cn)
+                if c._T:
+                    inert.add(r_)
+        for rs in by_domain.values():
+            for r_ in rs:
+                ref.add(r_)
+            for r_ in rs[1:]:
+                ref.union(rs[0], r_)
     groups = defaultdict(list)
     for r_ in ref.p:
         groups[ref.find(r_)].append(r_)
     for g, roots in groups.items():
-        if not any(r_ in defined_roots for r_ in roots):
-            pins = sorted({m.path for r_ in roots for m, _ in members[r_]})
-            P.append(f"circuit of {', '.join(pins[:8])}{' ...' if len(pins) > 8 else ''}: no "
-                     "node has a reference potential, so its potentials are undetermined; add "
-                     "a Ground (electrical.Ground) and connect it to one node")
+        if any(r_ not in general_roots for r_ in roots) or any(r_ in inert for r_ in roots):
+            continue
+        names = sorted({m.path for r_ in roots for m, _ in members[r_]})
+        where = f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''}"
+        cn0 = first[roots[0]]
+        if cn0.needs_reference:
+            P.append(f"circuit of {where}: no node has a reference potential, so its "
+                     "potentials are undetermined; add a Ground (electrical.Ground) and "
+                     "connect it to one node")
+        else:
+            P.append(f"{cn0.domain} connectors {where}: nothing fixes their "
+                     f"{'/'.join(cn0.potentials)} (no mass or inertia, fixed point, joint or "
+                     "prescribed motion among them), so they are determined only up to a "
+                     "constant; connect them to one")
 
     if P:
         raise ModelError([f"model '{model.name}': {p}" for p in P])
