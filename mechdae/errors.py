@@ -20,7 +20,14 @@ class ModelError(ValueError):
 
 
 class SolverError(RuntimeError):
-    """A numerical kernel or integrator failed; the message names the cause."""
+    """A numerical kernel or integrator failed; the message names the cause.
+
+    Raised during a simulation, it carries ``partial``: the Result of the output points
+    computed before the failure (``None`` outside a simulation or when nothing could be
+    rebuilt); with ``simulate(out=...)`` the file holds the same points.
+    """
+
+    partial = None
 
 
 class PainleveError(SolverError):

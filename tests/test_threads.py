@@ -270,7 +270,7 @@ def test_guide_threads_block_runs():
 
     from conftest import REPO
     txt = (REPO / "docs" / "guide.md").read_text()
-    sec = txt.split("### Threads", 1)[1].split("\n## ", 1)[0]
+    sec = txt.split("### Threads", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", sec, re.S)
     assert len(blocks) == 1
     cwd = os.getcwd()

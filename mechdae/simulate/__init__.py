@@ -22,11 +22,22 @@ def register_method(name, driver):
     METHODS[str(name)] = driver
 
 
-def simulate(system, t_final, method="auto", **kw):
+#: methods whose drivers integrate chunk by chunk with ``out=`` (memory bounded by the
+#: chunk); "auto" streams when it delegates to the smooth driver (no contacts)
+STREAMING = {"smooth", "cvodes", "idas", "timestepping", "moreau"}
+
+
+def simulate(system, t_final, method="auto", out=None, chunk=None, **kw):
     """Dispatch ``System.simulate`` to the driver registered for ``method``.
 
     ``rtol`` / ``atol`` left at ``None`` are not passed on, so each driver applies its own
     default tolerances.
+
+    ``out``: an HDF5 file (``.h5``) to write the run to. The smooth and time-stepping
+    methods (and "auto" without contacts) stream it, ``chunk`` output points at a time
+    (default 100,000), and return a Result reading the file lazily; the other methods
+    write their Result when done. A failed run leaves its points up to the failure in the
+    file (status ``"failed"``) and in ``err.partial``.
 
     Raises
     ------
@@ -41,7 +52,24 @@ def simulate(system, t_final, method="auto", **kw):
     except (KeyError, TypeError):
         raise ValueError(f"unknown simulation method {method!r}; available: "
                          f"{', '.join(sorted(METHODS))}") from None
-    return driver(system, t_final, method=method, **kw)
+    if out is None:
+        if chunk is not None:
+            raise ValueError("chunk= applies to a run streamed to a file (out=...)")
+        return driver(system, t_final, method=method, **kw)
+    from .stream import check_path, h5py_module, write_result
+    path = check_path(out)
+    h5py_module()                          # a clear ImportError before any work
+    if method in STREAMING or (method == "auto" and not system.contact_names):
+        return driver(system, t_final, method=method, out=path, chunk=chunk, **kw)
+    from ..errors import SolverError
+    try:
+        res = driver(system, t_final, method=method, **kw)
+    except SolverError as err:
+        if err.partial is not None:
+            write_result(err.partial, path, status="failed", error=err)
+        raise
+    write_result(res, path)
+    return res
 
 
 # hybrid drivers register themselves on import

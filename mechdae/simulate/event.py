@@ -55,6 +55,7 @@ from .inputs import resolve_inputs, inputs_key, input_mx, constant_vector
 from ._laws import laws_function, contact_laws
 from .init import initial_state
 from .result import Event
+from .partial import keeps_partial, on_failure, seeded
 from .smooth import stabilization_matrices, postprocess
 
 __all__ = ["simulate_event", "EventEngine", "ModeSet"]
@@ -1402,7 +1403,8 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     PainleveError
         A Painlevé inconsistency with ``painleve="raise"``.
     SolverError
-        Too many events or no progress.
+        Too many events or no progress. Every SolverError (PainleveError and
+        EnergyGainError included) carries ``err.partial``, the Result up to the failure.
 
     Examples
     --------
@@ -1426,6 +1428,10 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     ts = _output_grid(t_final, output_times, opts["n_out"])
     x0, init_report = _initial_state(system, q0, v0, ts[0], pv, initialize)
     eng = EventEngine(system, specs, pv, H, K, rtol, atol, opts)
+    # a failure leaves with the Result of the points recorded so far (err.partial)
+    on_failure(lambda err: build_result(seeded(eng, ts[0], x0), system, specs, pv, H, K,
+                                        dict(method="event", rtol=rtol, atol=atol),
+                                        init_report, wall0))
     try:
         eng.start(ts[0], x0)
         eng.advance(ts[-1], ts)
@@ -1438,4 +1444,4 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     return build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
 
 
-register_method("event", simulate_event)
+register_method("event", keeps_partial(simulate_event))

@@ -23,6 +23,7 @@ from ..contact.kernels import ENUM_MAX
 from .event import (DEFAULTS, EVENT_ATOL, EVENT_RTOL, EventEngine, _initial_state, _output_grid,
                     build_result)
 from .inputs import resolve_inputs
+from .partial import keeps_partial, on_failure, seeded
 from .result import Event
 from .smooth import simulate_smooth, stabilization_matrices
 
@@ -95,7 +96,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
                                method="cvodes", rtol=rtol, atol=atol, output_times=output_times,
                                initialize=initialize, stabilization=stabilization,
                                **{k: v for k, v in options.items()
-                                  if k in ("n_out", "integrator_options")})
+                                  if k in ("n_out", "integrator_options", "out", "chunk")})
     wall0 = _time.perf_counter()
     rtol = EVENT_RTOL if rtol is None else rtol
     atol = EVENT_ATOL if atol is None else atol
@@ -130,6 +131,8 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
         return res
     x0, init_report = _initial_state(system, q0, v0, t0, pv, initialize)
     eng = EventEngine(system, specs, pv, H, K, rtol, atol, eopts)
+    on_failure(lambda err: _partial(err, seeded(eng, t0, x0), ts, system, specs, pv, H, K,
+                                    init_report, wall0, dict(method="auto", rtol=rtol, atol=atol)))
     nq, nu = system.nq, system.nu
     switches = 0
     ts_steps = 0
@@ -255,4 +258,24 @@ def _settled(eng, T, Q, U, x, aopts):
     return True, tuple(closed), x
 
 
-register_method("auto", simulate_auto)
+def _partial(err, eng, ts, system, specs, pv, H, K, init_report, wall0, stats):
+    """The Result of a failed "auto" run: the engine's samples, and those of a failed
+    time-stepping stretch (``err.partial`` of the stretch) at the output times it passed."""
+    r = err.partial
+    if r is not None and r.stats.get("method") == "timestepping" and r.t.size:
+        nq, nu = system.nq, system.nu
+        T, Q, U = np.asarray(r.t), np.asarray(r.q), np.asarray(r.v)
+        xe = np.asarray(eng.x, float)[nq + nu:]
+        k = int(np.searchsorted(ts, eng.samples_t[-1], side="right")) if eng.samples_t else 0
+        while k < ts.size and T[0] <= ts[k] <= T[-1]:
+            qk = np.array([np.interp(ts[k], T, Q[:, i]) for i in range(nq)])
+            uk = np.array([np.interp(ts[k], T, U[:, i]) for i in range(nu)])
+            eng.samples_t.append(float(ts[k]))
+            eng.samples_x.append(np.concatenate([qk, uk, xe]))
+            eng.samples_mode.append(None)
+            k += 1
+        eng.events.extend(e for e in r.events if e not in eng.events)
+    return build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
+
+
+register_method("auto", keeps_partial(simulate_auto))

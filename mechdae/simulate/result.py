@@ -266,7 +266,12 @@ class Result:
         return pd.DataFrame(cols, index=pd.Index(self.t, name="t"))
 
     def save(self, path):
-        """Save to a ``.npz`` file (arrays, names, stats, events); see :meth:`load`."""
+        """Save to a ``.npz`` file (arrays, names, stats, events; see :meth:`load`), or to
+        HDF5 when ``path`` ends in ``.h5`` / ``.hdf5`` (see :meth:`open`)."""
+        if str(path).lower().endswith((".h5", ".hdf5")):
+            from .stream import write_result
+            write_result(self, path)        # HDF5 (h5py): read back with Result.open
+            return
         arrays = dict(t=self.t, q=self.q, v=self.v, x=self.x, zalg=self.zalg)
         for k, val in self.multipliers.items():
             arrays[f"mult::{k}"] = np.asarray(val)
@@ -286,6 +291,13 @@ class Result:
                     init_report={k: list(v) for k, v in self.init_report.items()})
         arrays["meta"] = np.array(json.dumps(meta))
         np.savez(path, **arrays)
+
+    @classmethod
+    def open(cls, path, system=None):
+        """Open an HDF5 Result written by ``simulate(out=path)`` or :meth:`save`; arrays
+        are h5py datasets read on access (see :mod:`mechdae.simulate.stream`)."""
+        from .stream import open_result
+        return open_result(path, system=system)
 
     @classmethod
     def load(cls, path):

@@ -1,4 +1,5 @@
-"""Smooth simulation with CasADi's cvodes (ODE form) or idas, one call over the output grid.
+"""Smooth simulation with CasADi's cvodes (ODE form) or idas, one call over the output grid
+(or chunk by chunk when streaming to a file).
 
 The stabilized index-1 ODE ``x' = f(x, t)`` (``x = (q, u, v)``, see
 :mod:`mechdae.symbolic`) is integrated in scaled time ``tau in [0, 1]``,
@@ -11,10 +12,11 @@ import time as _time
 import casadi as ca
 import numpy as np
 
-from .._threads import LOCK as _LOCK, call_buffered
+from .._threads import LOCK as _LOCK
 from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
 from .init import initial_state, project_state
+from .partial import attach, finite_prefix
 from .result import Result
 
 __all__ = ["simulate_smooth", "integrator_dae", "stabilization_matrices"]
@@ -67,13 +69,13 @@ def _pack(system, t0, T, pv, H, K, wc, scaled=True):
                            np.asarray(K, float).ravel(order="F"), wc])
 
 
-def _get_integrator(system, specs, grid, method, rtol, atol, opts):
+def _get_integrator(system, specs, grid, method, rtol, atol, opts, cache=True):
     key = (method, tuple(np.round(grid, 14)), inputs_key(specs), rtol, atol,
            tuple(sorted(opts.items())))
-    F = system._integrators.get(key)
+    F = system._integrators.get(key) if cache else None
     if F is None:
         with _LOCK:            # built once, shared: evaluated with call_buffered only
-            F = system._integrators.get(key)
+            F = system._integrators.get(key) if cache else None
             if F is None:
                 dae = integrator_dae(system, specs)
                 o = dict(abstol=atol, reltol=rtol, max_num_steps=200000)
@@ -81,74 +83,268 @@ def _get_integrator(system, specs, grid, method, rtol, atol, opts):
                 plugin = "idas" if method == "idas" else "cvodes"
                 F = ca.integrator(f"{casadi_name(system.name)}_{plugin}", plugin, dae, 0.0,
                                   list(grid), o)
-                system._integrators[key] = F
+                if cache:
+                    system._integrators[key] = F
     return F
+
+
+class _Failed(Exception):
+    """An integrator call failed after completing the output columns ``X`` (nx, k)."""
+
+    def __init__(self, exc, X, stats=None):
+        super().__init__(str(exc))
+        self.exc, self.X, self.stats = exc, X, stats or {}
+
+
+def _integrate(F, x0, P):
+    """``F(x0, p)["xf"]`` on a buffer of this call (threads, see mechdae/_threads.py).
+
+    The integrator writes each output column as it reaches it: on a failure the columns
+    completed so far are kept (the rest stays NaN) and raised with :class:`_Failed`.
+    """
+    buf, ev = F.buffer()
+    a0 = np.array(x0, dtype=float).ravel()
+    p = np.array(P, dtype=float).ravel()
+    keep = [a0, p]
+    for i, name in enumerate(F.name_in()):
+        a = a0 if name == "x0" else p if name == "p" else None
+        if a is not None and F.nnz_in(i):
+            if a.size != F.nnz_in(i):
+                raise ValueError(f"{F.name()}: input {name!r} has {a.size} values, expected "
+                                 f"{F.nnz_in(i)}")
+            buf.set_arg(i, memoryview(a))
+    i_xf = F.name_out().index("xf")
+    xf = np.full(F.nnz_out(i_xf), np.nan)
+    keep.append(xf)
+    buf.set_res(i_xf, memoryview(xf))
+    nx = a0.size
+    try:
+        ev()
+    except RuntimeError as exc:
+        X = xf.reshape(nx, -1, order="F")
+        k = finite_prefix(X.T)
+        raise _Failed(exc, X[:, :k].copy(), dict(buf.stats())) from exc
+    del keep
+    return xf.reshape(nx, -1, order="F"), dict(buf.stats())
+
+
+def _add_stats(agg, st):
+    for k2, val in st.items():
+        if isinstance(val, (int, float)) and not isinstance(val, bool) and k2[:1] == "n":
+            agg[k2] = agg.get(k2, 0) + val
+
+
+class _Grid:
+    """The output grid, generated chunk by chunk when it is ``linspace(0, t_final, n)``
+    (2 million points then never exist as one array)."""
+
+    def __init__(self, t_final, output_times, n_out):
+        if output_times is None:
+            if not t_final > 0:
+                raise ValueError(f"t_final must be > 0, got {t_final}")
+            self.n = int(n_out)
+            if self.n < 2:
+                raise ValueError(f"n_out must be >= 2, got {n_out}")
+            self.t0, self.t1 = 0.0, float(t_final)
+            self.step = (self.t1 - self.t0) / (self.n - 1)
+            self.ts = None
+        else:
+            ts = np.asarray(output_times, dtype=float).ravel()
+            if ts.size < 2 or np.any(np.diff(ts) <= 0):
+                raise ValueError("output_times must be increasing with at least 2 points")
+            self.ts, self.n = ts, ts.size
+            self.t0, self.t1 = float(ts[0]), float(ts[-1])
+            d = np.diff(ts)
+            self.step = float(d[0]) if np.ptp(d) <= 1e-12 * abs(d[0]) else None
+
+    def times(self, i0, i1):
+        """Times of points ``i0 .. i1`` (inclusive)."""
+        if self.ts is not None:
+            return self.ts[i0:i1 + 1]
+        out = self.t0 + np.arange(i0, i1 + 1) * self.step     # as np.linspace
+        if i1 == self.n - 1:
+            out[-1] = self.t1
+        return out
+
+    def all(self):
+        return self.times(0, self.n - 1)
+
+
+def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj, pv):
+    """Integrate chunk by chunk; yields ``(ts_c, X_c, stats)`` with ``ts_c`` the times of
+    points ``i0 .. i1`` (``ts_c[0]``: the chunk's start, already yielded) and ``X_c`` the
+    states there (nx, len). A failure raises :class:`_Failed` with the completed columns
+    of the chunk (times ``ts_c[1:]``) in ``X`` and the chunk's times in ``ts``."""
+    xk = np.asarray(x0, float)
+    i0 = 0
+    nq, nu = system.nq, system.nu
+    while i0 < grid.n - 1:
+        i1 = min(i0 + chunk, grid.n - 1)
+        ts_c = grid.times(i0, i1)
+        n = i1 - i0
+        try:
+            if xk.size == 0:
+                X = np.zeros((0, n))
+                st = {}
+            elif proj is None:
+                if grid.step is not None:
+                    g = np.arange(1, n + 1) / n
+                    F = _get_integrator(system, specs, g, method, rtol, atol, opts)
+                else:
+                    g = (ts_c[1:] - ts_c[0]) / (ts_c[-1] - ts_c[0])
+                    F = _get_integrator(system, specs, g, method, rtol, atol, opts,
+                                        cache=False)
+                X, st = _integrate(F, xk, pack(ts_c[0], ts_c[-1] - ts_c[0]))
+            else:
+                F = _get_integrator(system, specs, (1.0,), method, rtol, atol, opts)
+                cols, st, x = [], {}, xk
+                for a, b in zip(ts_c[:-1], ts_c[1:]):
+                    try:
+                        out, st1 = _integrate(F, x, pack(a, b - a))
+                    except _Failed as f:
+                        raise _Failed(f.exc, np.array(cols).T.reshape(xk.size, len(cols)),
+                                      st) from f.exc
+                    x = out[:, 0]
+                    q1, u1, _ = project_state(system, x[:nq], x[nq:nq + nu], b, pv,
+                                              tol=proj.tol, max_iter=proj.max_iter)
+                    x = np.concatenate([q1, u1, x[nq + nu:]])
+                    cols.append(x)
+                    _add_stats(st, st1)
+                X = np.column_stack(cols)
+        except _Failed as f:
+            f.ts = ts_c
+            raise
+        yield ts_c, np.hstack([xk[:, None], X]), st
+        xk = X[:, -1].copy() if X.shape[1] else xk
+        i0 = i1
 
 
 def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
                     rtol=1e-8, atol=1e-10, output_times=None, initialize=True,
-                    stabilization="compiled", n_out=501, integrator_options=None):
-    """Smooth (event-free) simulation; see :meth:`mechdae.System.simulate`."""
+                    stabilization="compiled", n_out=501, integrator_options=None, out=None,
+                    chunk=None):
+    """Smooth (event-free) simulation; see :meth:`mechdae.System.simulate`.
+
+    ``out``: an HDF5 file to stream the run to (:mod:`mechdae.simulate.stream`): the grid
+    is integrated ``chunk`` output points at a time (default 100,000) from the last
+    state, each chunk appended to the file and dropped; returns the file's Result.
+    A failure raises :class:`SolverError` with ``err.partial`` (the output points
+    completed before it; the file holds the same).
+    """
     wall0 = _time.perf_counter()
     specs = resolve_inputs(system, inputs)
     pv = system.param_vector(params)
     H, K, proj = stabilization_matrices(system, stabilization)
-    if output_times is None:
-        t0 = 0.0
-        if not t_final > 0:
-            raise ValueError(f"t_final must be > 0, got {t_final}")
-        ts = np.linspace(0.0, float(t_final), int(n_out))
-    else:
-        ts = np.asarray(output_times, dtype=float).ravel()
-        if ts.size < 2 or np.any(np.diff(ts) <= 0):
-            raise ValueError("output_times must be increasing with at least 2 points")
-        t0 = ts[0]
-    T = ts[-1] - ts[0]
-    grid = (ts[1:] - t0) / T
-
+    grid = _Grid(t_final, output_times, n_out)
+    t0 = grid.t0
     qa, ua, va, init_report = initial_state(system, q0, v0, t0, pv, initialize)
     x0 = np.concatenate([qa, ua, va])
     wc = constant_vector(specs)
     opts = dict(integrator_options or {})
+    plugin = "idas" if method == "idas" else "cvodes"
+
+    def finish_stats(st):
+        st = {k: v for k, v in st.items() if isinstance(v, (int, float, str, bool))}
+        st["n_rhs"] = int(st.get("nfevals", st.get("nfevals_total", -1)))
+        st["method"] = plugin
+        st.update(rtol=rtol, atol=atol)
+        return st
+
+    def fail(exc, ts, X, st):
+        err = SolverError(f"{system.name}: {method} integration failed: {exc}")
+        attach(err, lambda: postprocess(system, ts, X, pv, specs, H, K, finish_stats(st),
+                                        init_report))
+        return err
+
+    if out is not None:
+        return _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, proj,
+                       init_report, out, chunk, finish_stats, wall0)
+    ts = grid.all()
+    T = ts[-1] - ts[0]
     stats = {}
-    try:
-        if x0.size == 0:
-            # nothing moves (every coordinate eliminated by rigid connections): the outputs
-            # are evaluated on the grid
-            X = np.zeros((0, ts.size))
-        elif proj is None:
-            F = _get_integrator(system, specs, grid, method, rtol, atol, opts)
-            # a buffer per call: a direct F(...) shares the integrator's memory between
-            # threads (see mechdae/_threads.py)
-            out, stats = call_buffered(F, dict(x0=x0, p=_pack(system, t0, T, pv, H, K, wc)))
-            X = np.hstack([x0[:, None], out["xf"]])
-        else:
-            F = _get_integrator(system, specs, (1.0,), method, rtol, atol, opts)
-            cols = [x0]
-            xk = x0
-            agg = {}
-            for a, b in zip(ts[:-1], ts[1:]):
-                Pk = _pack(system, a, b - a, pv, H, K, wc)
-                out, st = call_buffered(F, dict(x0=xk, p=Pk))
-                xk = out["xf"].ravel()
-                q1, u1, _ = project_state(system, xk[:system.nq], xk[system.nq:system.nq + system.nu],
-                                          b, pv, tol=proj.tol, max_iter=proj.max_iter)
-                xk = np.concatenate([q1, u1, xk[system.nq + system.nu:]])
-                cols.append(xk)
-                for k2, val in st.items():
-                    if isinstance(val, (int, float)) and not isinstance(val, bool):
-                        agg[k2] = agg.get(k2, 0) + val
-            X = np.column_stack(cols)
-            stats = agg
-    except RuntimeError as exc:
-        raise SolverError(f"{system.name}: {method} integration failed: {exc}") from exc
-    stats = {k: v for k, v in stats.items() if isinstance(v, (int, float, str, bool))}
-    stats["n_rhs"] = int(stats.get("nfevals", stats.get("nfevals_total", -1)))
-    stats["method"] = "idas" if method == "idas" else "cvodes"
-    stats.update(rtol=rtol, atol=atol)
-    res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report)
+    if x0.size == 0:
+        # nothing moves (every coordinate eliminated by rigid connections): the outputs
+        # are evaluated on the grid
+        X = np.zeros((0, ts.size))
+    elif proj is None:
+        F = _get_integrator(system, specs, (ts[1:] - t0) / T, method, rtol, atol, opts)
+        try:
+            Xf, stats = _integrate(F, x0, _pack(system, t0, T, pv, H, K, wc))
+        except _Failed as f:
+            k = f.X.shape[1]
+            raise fail(f.exc, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
+        X = np.hstack([x0[:, None], Xf])
+    else:
+        pack = (lambda a, T_: _pack(system, a, T_, pv, H, K, wc))
+        try:
+            (_, X, stats), = list(_march(system, specs, grid, x0, method, rtol, atol, opts,
+                                         pack, grid.n, proj, pv))
+        except _Failed as f:
+            k = f.X.shape[1]
+            raise fail(f.exc, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
+    res = postprocess(system, ts, X, pv, specs, H, K, finish_stats(stats), init_report)
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res
+
+
+def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, proj, init_report,
+            out, chunk, finish_stats, wall0):
+    """``simulate_smooth(out=...)``: chunks integrated, post-processed, appended, dropped."""
+    from .stream import Writer, open_result, DEFAULT_CHUNK
+    chunk = int(chunk or DEFAULT_CHUNK)
+    if chunk < 1:
+        raise ValueError(f"chunk must be >= 1 output point, got {chunk}")
+    w = Writer(out)
+    agg = {}
+    rank_min, drops, drop_times = None, 0, []
+    first = True
+
+    def put(ts_c, X_c, st):
+        nonlocal first, rank_min, drops
+        r = postprocess(system, ts_c, X_c, pv, specs, H, K, dict(st), init_report)
+        w.append(r, skip_first=not first)
+        first = False
+        if "min_constraint_rank" in r.stats:
+            rk = r.stats["min_constraint_rank"]
+            rank_min = rk if rank_min is None else min(rank_min, rk)
+        drops += r.stats.get("rank_drops", 0)
+        drop_times.extend(r.stats.get("rank_drop_times", [])[:100 - len(drop_times)])
+
+    def stats_now():
+        st = finish_stats(dict(agg))
+        st.update(rank_drops=drops, rank_drop_times=drop_times, chunk=chunk,
+                  n_chunks=n_chunks, wall_time=_time.perf_counter() - wall0)
+        if rank_min is not None:
+            st["min_constraint_rank"] = rank_min
+        return st
+
+    n_chunks = 0
+    pack = (lambda a, T_: _pack(system, a, T_, pv, H, K, wc))
+    try:
+        for ts_c, X_c, st in _march(system, specs, grid, x0, method, rtol, atol, opts, pack,
+                                    chunk, proj, pv):
+            _add_stats(agg, st)
+            n_chunks += 1
+            put(ts_c, X_c, st)
+    except _Failed as f:
+        k = f.X.shape[1]
+        _add_stats(agg, f.stats)
+        err = SolverError(f"{system.name}: {method} integration failed: {f.exc}")
+        try:
+            if first:
+                put(f.ts[:k + 1], np.hstack([x0[:, None], f.X]), {})
+            elif k:            # the chunk's start point is in the file already
+                w.append(postprocess(system, f.ts[1:k + 1], f.X, pv, specs, H, K, {},
+                                     init_report))
+        finally:
+            w.finish(stats_now(), status="failed", error=err)
+        attach(err, lambda: open_result(w.path, system))
+        raise err from f.exc
+    except BaseException as exc:
+        w.finish(stats_now(), status="failed", error=exc)
+        raise
+    w.finish(stats_now())
+    return open_result(w.path, system)
 
 
 def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None):

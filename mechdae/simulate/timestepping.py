@@ -56,7 +56,9 @@ from ..errors import SolverError
 from ._laws import contact_laws
 from .init import initial_state
 from .inputs import resolve_inputs, input_values
+from .partial import attach, finite_prefix
 from .result import Event
+from .smooth import postprocess
 
 __all__ = ["simulate_timestepping", "step_functions"]
 
@@ -236,7 +238,7 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
                           initialize=True, store_impulses=False, compiled="auto",
                           impact_ratio=2.0, nsgs_tol=1e-10, nsgs_iter=1000, lcp_friction=True,
                           proj_iter=5, proj_tol=1e-12, max_events=100000, t0=0.0,
-                          **ignored):
+                          out=None, chunk=None, **ignored):
     r"""Moreau–Jean time stepping; see the module docstring for the scheme.
 
     Parameters
@@ -270,6 +272,10 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
         A step records an ``"impact"`` event for contact ``a`` when ``w_n^T u_k < 0`` and
         ``P_n > impact_ratio * P_smooth``, ``P_smooth`` being the impulse that would only
         hold the contact against the free acceleration over the step.
+    out : str, optional
+        HDF5 file to stream the run to (:mod:`mechdae.simulate.stream`): the C loop runs
+        ``chunk`` stored points (default 100,000) at a time, each chunk is appended to
+        the file and dropped; the Result returned reads the file lazily.
 
     Returns
     -------
@@ -282,7 +288,8 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
     ValueError
         Bad options, or a model with extra variables.
     SolverError
-        Non-finite state or a singular iteration matrix.
+        Non-finite state or a singular iteration matrix; ``err.partial`` is the Result of
+        the steps stored before the failure.
     """
     from . import _step
     wall0 = _time.perf_counter()
@@ -304,11 +311,7 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
     mu = np.where([c["n_tangent"] > 0 for c in system.contacts], mu, 0.0) if mu.size else mu
     quat = np.array([i for qi in system.quaternions for i in qi], dtype=np.intc)
     nw = sizes["nw"]
-    w_steps = None
     w_const = np.zeros(max(nw, 0))
-    if nw:
-        ts_steps = t0 + dt * np.arange(nsteps)
-        w_steps = np.ascontiguousarray(input_values(system, specs, ts_steps, pv).T)
     terms, proj, is_compiled = _evaluators(system, compiled)
     use_proj = proj if (projection != "none" and (system.m or projection == "gaps")) else None
     opts = dict(dt=float(dt), theta=float(theta), gamma=float(gamma),
@@ -316,60 +319,172 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
                 proj_tol=float(proj_tol), every=max(1, int(every)),
                 impact_ratio=float(impact_ratio), nsgs_iter=int(nsgs_iter),
                 nsgs_tol=float(nsgs_tol), lcp_friction=int(bool(lcp_friction)))
+    every = opts["every"]
     q = np.ascontiguousarray(qa, float).copy()
     u = np.ascontiguousarray(ua, float).copy()
-    loop0 = _time.perf_counter()
-    out = _step.run(terms, use_proj, sizes, e_n, e_t, mu, quat, np.ascontiguousarray(pv, float),
-                    w_const, w_steps, float(t0), nsteps, q, u, opts, bool(store_impulses),
-                    int(max_events))
-    loop_time = _time.perf_counter() - loop0
-    for err in (out["terms_error"], out["proj_error"]):
-        if err is not None:
-            raise SolverError(f"{system.name}: model evaluation failed in time stepping: "
-                              f"{err}") from err
-    if out["status"] != 0:
-        raise SolverError(f"{system.name}: time stepping stopped at step {out['step']} "
-                          f"(t = {t0 + out['step'] * dt:.6g}): {out['status_str']}")
-    T, Q, U = out["t"], out["q"], out["u"]
-    P = out["P"]
-    if output_times is not None:
-        ot = np.asarray(output_times, float).ravel()
-        idx = np.unique(np.clip(np.searchsorted(T, ot - 0.5 * dt * opts["every"]), 0, T.size - 1))
-        T, Q, U = T[idx], Q[idx], U[idx]
-        P = P[idx] if P is not None else None
-    # events with energies
-    events = []
-    ne = out["ev_step"].size
-    if ne:
-        nq, nu = system.nq, system.nu
-        X = out["ev_x"]
-        Ef = system.functions["energy"]
-        tk = t0 + dt * out["ev_step"]
-        Tb, Vb = Ef.map(ne)(X[:, :nq].T, X[:, nq:nq + nu].T, tk[None, :], pv[:, None])
-        Ta, Va = Ef.map(ne)(X[:, nq + nu:2 * nq + nu].T, X[:, 2 * nq + nu:].T,
-                            (tk + dt)[None, :], pv[:, None])
-        Eb = np.array(Tb + Vb).ravel()
-        Ea = np.array(Ta + Va).ravel()
-        for i in range(ne):
-            events.append(Event(tk[i] + dt, system.contact_names[out["ev_contact"][i]],
-                                "impact", impulse=np.array([out["ev_P"][i]]),
-                                energy_before=float(Eb[i]), energy_after=float(Ea[i]),
-                                step=int(out["ev_step"][i])))
-    from .smooth import postprocess
     r = system.m + system.k
-    stats = dict(method="timestepping", steps=nsteps, dt=float(dt), theta=float(theta),
-                 compiled=bool(is_compiled), solver_failures=out["solver_failures"],
-                 max_active=out["max_active"], n_impacts=out["n_events"],
-                 max_projection_residual=out["max_proj_residual"], loop_time=loop_time,
-                 steps_per_second=nsteps / loop_time if loop_time > 0 else float("inf"))
-    X = np.vstack([Q.T, U.T, np.zeros((system.nv, T.size))])
-    res = postprocess(system, T, X, pv, specs, np.zeros((r, system.m)), np.zeros((r, r)),
-                      stats, init_report, events=events)
-    res.multipliers = {}     # the smooth-phase formula does not hold at contact
-    res.impulses = P
-    res.impulse_rows = _impulse_rows(system, fs["dim"])
+    ot = None if output_times is None else np.asarray(output_times, float).ravel()
+    half = 0.5 * dt * every
+    writer = None
+    if out is not None:
+        from .stream import Writer, DEFAULT_CHUNK
+        per = int(chunk or DEFAULT_CHUNK)
+        if per < 1:
+            raise ValueError(f"chunk must be >= 1 output point, got {chunk}")
+        steps_per_chunk = per * every        # a multiple of every: the same stored steps
+        writer = Writer(out)
+    else:
+        steps_per_chunk = nsteps             # one call of the C loop
+    kept = dict(T=[], Q=[], U=[], P=[], events=[])
+    info = dict(solver_failures=0, max_active=0, n_impacts=0, max_proj_residual=0.0)
+    loop_time = 0.0
+    done = 0                                  # steps completed
+    last_t = None                             # time of the last point kept / written
+    n_written = 0
+
+    def stats_now(steps):
+        return dict(method="timestepping", steps=steps, dt=float(dt), theta=float(theta),
+                    compiled=bool(is_compiled), loop_time=loop_time,
+                    steps_per_second=steps / loop_time if loop_time > 0 else float("inf"),
+                    **info)
+
+    def chunk_result(T, Q, U, P, events, steps):
+        X = np.vstack([Q.T, U.T, np.zeros((system.nv, T.size))])
+        res = postprocess(system, T, X, pv, specs, np.zeros((r, system.m)), np.zeros((r, r)),
+                          stats_now(steps), init_report, events=events)
+        res.multipliers = {}     # the smooth-phase formula does not hold at contact
+        res.impulses = P
+        res.impulse_rows = _impulse_rows(system, fs["dim"])
+        return res
+
+    def keep(T, Q, U, P, events, final):
+        """Points of a chunk (its first row: the previous chunk's last, dropped) to memory
+        or to the file; with output_times only the stored steps nearest to them."""
+        nonlocal last_t, n_written
+        if done > 0 and last_t is not None:
+            T, Q, U = T[1:], Q[1:], U[1:]
+            P = P[1:] if P is not None else None
+        if ot is not None and writer is not None and T.size:
+            # nearest stored step at or after ot - dt every / 2 (as for a single call)
+            tgt = ot - half
+            sel = (tgt <= T[-1]) if last_t is None else ((tgt > last_t) & (tgt <= T[-1]))
+            if final:
+                sel |= tgt > T[-1]
+            idx = np.unique(np.clip(np.searchsorted(T, tgt[sel]), 0, T.size - 1))
+            last_T = T[-1]
+            T, Q, U = T[idx], Q[idx], U[idx]
+            P = P[idx] if P is not None else None
+        else:
+            last_T = T[-1] if T.size else last_t
+        if writer is None:
+            kept["T"].append(T)
+            kept["Q"].append(Q)
+            kept["U"].append(U)
+            if P is not None:
+                kept["P"].append(P)
+            kept["events"].extend(events)
+        else:
+            if T.size:
+                writer.append(chunk_result(T, Q, U, P, [], done))
+                n_written += T.size
+            writer.add_events(events)
+        last_t = last_T
+
+    def chunk_events(o, t0c, step0):
+        events = []
+        ne = o["ev_step"].size
+        if ne:
+            nq, nu = system.nq, system.nu
+            X = o["ev_x"]
+            Ef = system.functions["energy"]
+            tk = t0c + dt * o["ev_step"]
+            Tb, Vb = Ef.map(ne)(X[:, :nq].T, X[:, nq:nq + nu].T, tk[None, :], pv[:, None])
+            Ta, Va = Ef.map(ne)(X[:, nq + nu:2 * nq + nu].T, X[:, 2 * nq + nu:].T,
+                                (tk + dt)[None, :], pv[:, None])
+            Eb = np.array(Tb + Vb).ravel()
+            Ea = np.array(Ta + Va).ravel()
+            for i in range(ne):
+                events.append(Event(tk[i] + dt, system.contact_names[o["ev_contact"][i]],
+                                    "impact", impulse=np.array([o["ev_P"][i]]),
+                                    energy_before=float(Eb[i]), energy_after=float(Ea[i]),
+                                    step=step0 + int(o["ev_step"][i])))
+        return events
+
+    try:
+        while done < nsteps:
+            n = min(steps_per_chunk, nsteps - done)
+            t0c = t0 + done * dt if done else t0
+            w_steps = None
+            if nw:
+                ts_steps = t0c + dt * np.arange(n)
+                w_steps = np.ascontiguousarray(input_values(system, specs, ts_steps, pv).T)
+            cap = max(int(max_events) - info["n_impacts"], 0)
+            loop0 = _time.perf_counter()
+            o = _step.run(terms, use_proj, sizes, e_n, e_t, mu, quat,
+                          np.ascontiguousarray(pv, float), w_const, w_steps, float(t0c), n, q,
+                          u, opts, bool(store_impulses), cap)
+            loop_time += _time.perf_counter() - loop0
+            info["solver_failures"] += o["solver_failures"]
+            info["max_active"] = max(info["max_active"], o["max_active"])
+            info["n_impacts"] += o["n_events"]
+            info["max_proj_residual"] = max(info["max_proj_residual"], o["max_proj_residual"])
+            failed = None
+            for e in (o["terms_error"], o["proj_error"]):
+                if e is not None:
+                    failed = SolverError(f"{system.name}: model evaluation failed in time "
+                                         f"stepping: {e}")
+                    failed.__cause__ = e
+                    break
+            if failed is None and o["status"] != 0:
+                failed = SolverError(f"{system.name}: time stepping stopped at step "
+                                     f"{done + o['step']} (t = {t0c + o['step'] * dt:.6g}): "
+                                     f"{o['status_str']}")
+            if failed is not None:
+                # the rows stored before the failing step (row 0: the chunk's start)
+                m = 1 + min(o["step"], n) // every
+                m = min(m, finite_prefix(o["q"][:m], o["u"][:m]))
+                Pc = o["P"][:m] if o["P"] is not None else None
+                if m:
+                    keep(o["t"][:m], o["q"][:m], o["u"][:m], Pc, chunk_events(o, t0c, done),
+                         True)
+                done += o["step"]
+                raise failed
+            keep(o["t"], o["q"], o["u"], o["P"], chunk_events(o, t0c, done), done + n >= nsteps)
+            done += n
+    except SolverError as err:
+        if writer is not None:
+            writer.finish(stats_now(done), status="failed", error=err)
+            from .stream import open_result
+            attach(err, lambda: open_result(writer.path, system))
+        else:
+            attach(err, lambda: _assemble(kept, chunk_result, ot, half, done))
+        raise
+    except BaseException as exc:
+        if writer is not None:
+            writer.finish(stats_now(done), status="failed", error=exc)
+        raise
+    if writer is not None:
+        writer.finish(stats_now(nsteps))
+        from .stream import open_result
+        res = open_result(writer.path, system)
+        res.stats["wall_time"] = _time.perf_counter() - wall0
+        return res
+    res = _assemble(kept, chunk_result, ot, half, nsteps)
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res
+
+
+def _assemble(kept, chunk_result, ot, half, steps):
+    """The in-memory Result of the kept chunks (``output_times``: nearest stored steps)."""
+    T = np.concatenate(kept["T"]) if kept["T"] else np.zeros(0)
+    Q = np.concatenate(kept["Q"]) if kept["Q"] else np.zeros((0, 0))
+    U = np.concatenate(kept["U"]) if kept["U"] else np.zeros((0, 0))
+    P = np.concatenate(kept["P"]) if kept["P"] else None
+    if ot is not None and T.size:
+        idx = np.unique(np.clip(np.searchsorted(T, ot - half), 0, T.size - 1))
+        T, Q, U = T[idx], Q[idx], U[idx]
+        P = P[idx] if P is not None else None
+    return chunk_result(T, Q, U, P, kept["events"], steps)
 
 
 def _impulse_rows(system, dim):

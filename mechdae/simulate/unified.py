@@ -44,6 +44,8 @@ import casadi as ca
 import numpy as np
 
 from .._threads import LOCK as _LOCK
+from ..errors import SolverError
+from .partial import keeps_partial, on_failure
 from .result import Result, Event
 
 __all__ = ["simulate_unified", "unified_functions"]
@@ -316,6 +318,9 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     ts, xs, sigs = [0.0], [x.copy()], [list(sig)]
     events = []
     n_steps = n_calls = 0
+    # a failure leaves with the Result of the steps so far (err.partial)
+    on_failure(lambda err: _unified_result(system, fs, pv, ts, xs, sigs, events, output_times,
+                                           n_steps, n_calls, dt, wall0))
 
     def monitor(xx, tt):
         F, vt, u, gd, b, U, lam, Wk = mon(xx, tt, pv, mode, sig)
@@ -373,6 +378,9 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
               float(np.dot(vt0, sliding_dir)) if sliding_dir is not None else np.nan]
         xn, Fn, vtn = advance(x, t, h)
         n_steps += 1
+        if not np.all(np.isfinite(xn)):
+            raise SolverError(f"{system.name}: unified integration reached a non-finite "
+                              f"state in the step from t = {t:.12g} to {t + h:.12g}")
         g1 = ev_values(xn, t + h, ref, Fn, vtn)
 
         def crossed(i, a, b_):
@@ -475,6 +483,15 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         xs.append(x.copy())
         sigs.append(list(sig))
         n_calls += 1
+    return _unified_result(system, fs, pv, ts, xs, sigs, events, output_times, n_steps,
+                           n_calls, dt, wall0)
+
+
+def _unified_result(system, fs, pv, ts, xs, sigs, events, output_times, n_steps, n_calls, dt,
+                    wall0):
+    """The Result of the recorded states (at the end of a run, or up to a failure)."""
+    nq, nu = fs["nq"], fs["nu"]
+    mon, Ef = fs["mon"], system.functions["energy"]
     X = np.array(xs)
     T = np.array(ts)
     # physical speeds u along the run (mode is piecewise; recompute with the final-mode rule)
@@ -505,7 +522,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
 
 def _register():
     from . import register_method
-    register_method("unified", simulate_unified)
+    register_method("unified", keeps_partial(simulate_unified))
 
 
 _register()
