@@ -37,13 +37,15 @@ def test_smooth_defaults_unchanged_auto_follows_event(ball):
     for method in ("auto", "smooth"):      # no contacts: "auto" is the smooth driver
         res = pend.simulate(1.0, q0={"x": 1.0, "y": 0.0}, method=method)
         assert (res.stats["rtol"], res.stats["atol"]) == (1e-8, 1e-10)
-    # free fall before the first impact: y = 1.1 - g t^2 / 2
-    y_exact = 1.1 - 9.81 * 0.3 ** 2 / 2
-    res = ball.simulate(0.3, q0={"y": 1.1})     # contacts: "auto" runs the event driver
+    # contacts: "auto" runs the event driver with its tolerances. (A free fall over one
+    # window is solved exactly by cvodes' Adams method whatever the tolerance, since the
+    # windows no longer shrink with t_final: compare the impact times of the bounces.)
+    res = ball.simulate(1.5, q0={"y": 1.1}, params={"e": 0.5})
     assert res.stats["method"] == "auto"
     assert (res.stats["rtol"], res.stats["atol"]) == (1e-10, 1e-12)
-    # free flight runs cvodes' Adams method: errors 4e-10 (tight), 4e-8 (loose)
-    assert res["y"][-1] == pytest.approx(y_exact, abs=5e-9)
-    loose = ball.simulate(0.3, q0={"y": 1.1}, rtol=1e-8, atol=1e-10)
-    assert loose["y"][-1] == pytest.approx(y_exact, abs=5e-6)
-    assert abs(loose["y"][-1] - y_exact) > 10 * abs(res["y"][-1] - y_exact)
+    err = _impact_time_error(res)
+    assert err < 5e-9                                  # measured 5e-10
+    loose = ball.simulate(1.5, q0={"y": 1.1}, params={"e": 0.5}, rtol=1e-8, atol=1e-10)
+    err_loose = _impact_time_error(loose)
+    assert err_loose < 5e-6                            # measured 5e-8
+    assert err_loose > 10 * err

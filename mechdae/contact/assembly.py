@@ -808,7 +808,14 @@ class ImpactResult:
     """
     __slots__ = ("v_plus_array", "energy_before", "energy_after", "status", "active",
                  "_v_plus", "_impulses", "_modes", "_cv", "_solutions", "_delta_u",
-                 "_problem", "_lazy")
+                 "_problem", "_lazy", "_fallback")
+
+    @property
+    def fallback(self):
+        """None, or (``energy_gain="fallback"`` when Newton's law would gain energy) a dict
+        ``scale`` (applied to e_n, e_t), ``dT_newton``, ``dT``: see
+        :mod:`mechdae.contact.energetic`."""
+        return getattr(self, "_fallback", None)
 
     def __init__(self, v_plus, v_plus_array, impulses, modes, contact_velocities,
                  energy_before, energy_after, status, solutions, active, delta_u,
@@ -961,7 +968,7 @@ def _energy_error(prob, gains, where="impact"):
 
 
 def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
-           method="auto", tol=1e-9, gap_tol=GAP_TOL, inputs=None):
+           method="auto", tol=1e-9, gap_tol=GAP_TOL, inputs=None, energy_gain="raise"):
     r"""Solve the impact problem of ``system`` at ``(q, v)``.
 
     ``M (u+ - u-) = W^T P + C^T Lam``, ``C (u+ - u-) = 0``, with per contact the impact law
@@ -986,6 +993,12 @@ def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
     tol : float
         Relative tolerance of the consistency checks.
     gap_tol : float
+    energy_gain : {"raise", "fallback"}
+        When Newton's law (with friction: Kane's paradox) would increase the kinetic
+        energy: raise :class:`EnergyGainError` (default), or solve with the energy-limited
+        law (restitution scaled to the largest value that does not gain energy, see
+        :mod:`mechdae.contact.energetic`); ``out.fallback`` then records the scale and
+        both energy changes.
 
     Returns
     -------
@@ -1006,15 +1019,16 @@ def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
     """
     if tol != 1e-9 or gap_tol != GAP_TOL:       # NaN compares unequal: checked too
         kernels.check_options(tol=tol, gap_tol=gap_tol)
-    if tol != 1e-9 or gap_tol != GAP_TOL:       # NaN compares unequal: checked too
-        kernels.check_options(tol=tol, gap_tol=gap_tol)
+    if energy_gain != "raise":
+        from .energetic import check_rule
+        check_rule(energy_gain)
     if not all_solutions and (method == "auto" or method == "enum"):
         out = _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs)
         if out is not None:
             return out
     prob = contact_problem(system, q, v, active=active, t=t, params=params, inputs=inputs,
                            gap_tol=gap_tol)
-    return _impact_prob(system, prob, all_solutions, method, tol)
+    return _impact_prob(system, prob, all_solutions, method, tol, energy_gain)
 
 
 def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
@@ -1075,7 +1089,7 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
     return r
 
 
-def _impact_prob(system, prob, all_solutions, method, tol):
+def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise"):
     T0 = prob.energy
     if prob.nc == 0:
         u = prob.u.copy()
@@ -1108,7 +1122,9 @@ def _impact_prob(system, prob, all_solutions, method, tol):
         # relative (contact-space) energy check of the kernel applies
         absolute = not system.rheonomic
         if status == "energy_gain" or (absolute and max(gains) > 1e-9 * scale + 1e-14):
-            raise EnergyGainError(_energy_error(prob, gains), outs)
+            if energy_gain != "fallback" or laws != {"newton"}:
+                raise EnergyGainError(_energy_error(prob, gains), outs)
+            return _impact_fallback(system, prob, method, tol, T0, gains)
     if status == "energy_gain":   # superelastic allowed: kernel flags, we don't
         status = "unique" if len(outs) == 1 else "ambiguous"
     if not outs:
@@ -1118,6 +1134,21 @@ def _impact_prob(system, prob, all_solutions, method, tol):
     f = outs[0]
     return ImpactResult(f.v_plus, f.v_plus_array, f.impulses, f.modes, f.contact_velocities,
                         T0, f.energy_after, status, outs, prob.contacts, dus[0], prob)
+
+
+def _impact_fallback(system, prob, method, tol, T0, gains):
+    """Newton's law would gain energy: the energy-limited law (contact/energetic.py)."""
+    from .energetic import impact_no_gain
+    kw = {} if method == "auto" else dict(method=method)
+    sol, scale = impact_no_gain(prob.D, prob.v_minus, prob.e_n, prob.e_t, prob.mu, prob.dim,
+                                tol=tol, **kw)
+    o, du = _outcome(system, prob, sol.P, sol.v_plus, sol.modes)
+    r = ImpactResult(o.v_plus, o.v_plus_array, o.impulses, o.modes, o.contact_velocities,
+                     T0, o.energy_after, "unique" if sol.status == "unique" else sol.status,
+                     [o], prob.contacts, du, prob)
+    r._fallback = dict(law="energy-limited", scale=float(scale), dT_newton=float(max(gains)),
+                       dT=float(o.energy_after - T0))
+    return r
 
 
 # ------------------------------------------------------------------------------------ #
@@ -1248,7 +1279,6 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     >>> out = sys.impact_batch(qs, vs, params={"f": 0.5})          # doctest: +SKIP
     >>> out.mode("B")                                                # doctest: +SKIP
     """
-    kernels.check_options(tol=tol, gap_tol=gap_tol)
     kernels.check_options(tol=tol, gap_tol=gap_tol)
     asm = _assembler(system)
     Q, U, N = _batch_states(system, qs, vs)
@@ -1419,7 +1449,6 @@ def contact_forces(system, q, v, active=None, params=None, t=0.0, gap_tol=GAP_TO
     ValueError
         A contact with ``mu = inf`` is sliding; bad state; unknown contact.
     """
-    kernels.check_options(tol=tol, gap_tol=gap_tol, vel_tol=vel_tol, slide_tol=slide_tol)
     kernels.check_options(tol=tol, gap_tol=gap_tol, vel_tol=vel_tol, slide_tol=slide_tol)
     asm = _assembler(system)
     qa, ua, va = _state(system, q, v)

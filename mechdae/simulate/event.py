@@ -432,6 +432,8 @@ class EventEngine:
         self.zeno = o["zeno"]
         self.max_events = int(o["max_events"])
         self.h_max = o["max_step"]
+        from ..contact.energetic import check_rule
+        self.energy_gain = check_rule(o.get("energy_gain", "fallback"))
         self.integrator_options = dict(o.get("integrator_options") or {})
         self.wc = constant_vector(specs)
         self.names = system.contact_names
@@ -773,12 +775,22 @@ class EventEngine:
         if imp.status == "inconsistent":
             raise SolverError(f"t = {t:.12g}: the impact problem at contacts "
                               f"{[self.names[i] for i in idx]} has no consistent solution")
+        fallback = None
+        if imp.status == "energy_gain":          # Kane's paradox: see contact/energetic.py
+            fallback = self._energy_fallback(t, idx, D, vm, e_n, imp)
+            imp = fallback.pop("solution")
         x = x.copy()
         x[nq:nq + nu] = u + Mc @ (Wc.T @ imp.P)
         E1 = self.energy(x, t)
         vp = imp.v_plus
         extra = dict(status=imp.status, modes=dict(zip([self.names[i] for i in idx], imp.modes)))
-        if imp.status == "ambiguous":
+        if fallback is not None:
+            extra["law"] = "energy-limited"
+            extra["restitution_scale"] = fallback["scale"]
+            self.events.append(Event(t, self.names[idx[approaching[0]]], "energy_fallback",
+                                     None, E0, E1, energy_newton=E0 + fallback["dT_newton"],
+                                     **fallback))
+        if imp.status == "ambiguous" and imp.solutions:
             extra["solutions"] = [dict(P=s.P.tolist(), modes=s.modes) for s in imp.solutions]
         for a, i in enumerate(idx):
             Pa = imp.P[a * d:a * d + 1 + self.nt[i]]
@@ -802,6 +814,22 @@ class EventEngine:
                 self.pending = (t_inf, i, E0, imp.P[a * d:a * d + 1 + self.nt[i]].copy(),
                                 dict(ratio=r, t_detect=t, tail_height=tail, mode=new[i]))
         return new, x
+
+    def _energy_fallback(self, t, idx, D, vm, e_n, imp):
+        """Newton's law would gain energy: raise (``energy_gain="raise"``) or solve with the
+        energy-limited law (:mod:`mechdae.contact.energetic`)."""
+        from ..contact.energetic import impact_no_gain
+        from ..contact.kernels import EnergyGainError
+        names = [self.names[i] for i in idx]
+        gain = max(s.energy_change for s in (imp.solutions or [imp]))
+        if self.energy_gain == "raise":
+            raise EnergyGainError(f"t = {t:.12g}: Newton's impact law at contacts {names} would "
+                                  f"increase the kinetic energy by {gain:.6g} J although "
+                                  f"e_n, e_t <= 1 (Kane's paradox; energy_gain='fallback' "
+                                  "uses the energy-limited law instead)", imp)
+        sol, scale = impact_no_gain(D, vm, e_n, self.e_t[idx], self.mu[idx], self.dim)
+        return dict(solution=sol, scale=float(scale), dT_newton=float(gain),
+                    dT=float(sol.energy_change), contacts=names)
 
     def _rest_velocity(self, b, idx):
         """Velocity resolution per contact of ``idx``: ``rest_velocity`` when given, else
@@ -925,11 +953,13 @@ class EventEngine:
         self.out_times = np.asarray(out_times, float)
         self.k_out = int(np.searchsorted(self.out_times, self.t, side="right"))
         span = max(t_stop - self.t, 1e-300)
-        # windows: at most span / 5 (sub-samples every span / (5 K)); each cvodes call has a
-        # fixed cost (start-up of its step size and order), so a window spans a whole
-        # flight when it can: the first is as long as allowed, one after an event as long
-        # as the previous inter-event time, and they grow 4x while nothing happens
-        h_max = self.h_max or span / 5.0
+        # windows: at most max_step (default MAX_WINDOW seconds, sub-samples every
+        # MAX_WINDOW / K), never a fraction of the horizon: event detection and the Hermite
+        # outputs would coarsen with t_final. Each cvodes call has a fixed cost (start-up of
+        # its step size and order), so a window spans a whole flight when it can: the first
+        # is as long as allowed, one after an event as long as the previous inter-event
+        # time, and they grow 4x while nothing happens
+        h_max = self.h_max or MAX_WINDOW
         h = min(h_max, span)
         h_min = 1e-13 * max(1.0, abs(t_stop))
         last_event_t = self.t
@@ -1303,10 +1333,16 @@ class EventEngine:
 
 EVENT_RTOL, EVENT_ATOL = 1e-10, 1e-12   # smooth phases of "event" and "auto" (with contacts)
 
+#: Default largest window of one cvodes call (s); its ``samples_per_window`` sub-samples
+#: are where event functions are checked for sign changes and the knots of the Hermite
+#: outputs. Fixed, so the answer up to a time does not depend on ``t_final``.
+MAX_WINDOW = 0.2
+
 DEFAULTS = dict(contact_stabilization=(20.0, 100.0, 20.0), samples_per_window=32,
                 event_tol=1e-10, gap_tol=1e-8, vel_tol=1e-8, painleve="raise", zeno=True,
                 max_events=20000, max_step=None, integrator_options=None, n_out=501,
-                zeno_action="extrapolate", rest_velocity=None, rest_impacts=2)
+                zeno_action="extrapolate", rest_velocity=None, rest_impacts=2,
+                energy_gain="fallback")
 
 
 def _initial_state(system, q0, v0, t0, pv, initialize):
@@ -1385,8 +1421,17 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
         Sub-samples per integration window where event functions are checked (4).
     max_events : int
         Stop with :class:`mechdae.SolverError` after this many events.
+    energy_gain : {"fallback", "raise"}
+        When Newton's law with friction would increase the kinetic energy (Kane's
+        paradox): solve the impact with the energy-limited law (restitution scaled down
+        to the largest value that does not gain energy) and record an
+        ``"energy_fallback"`` event (``extra``: ``scale``, ``dT_newton``, ``dT``,
+        ``energy_newton``, ``contacts``), default; or raise
+        :class:`mechdae.EnergyGainError`. See :mod:`mechdae.contact.energetic`.
     max_step : float, optional
-        Largest window.
+        Largest window of one integrator call (s; default ``MAX_WINDOW`` = 0.2 s, a fixed
+        value independent of ``t_final``); events are looked for at
+        ``samples_per_window`` sub-samples of each window.
     n_out : int
         Output points when ``output_times`` is not given (event states are added, before
         and after each event, at equal times).

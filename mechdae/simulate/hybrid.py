@@ -29,6 +29,13 @@ from .smooth import simulate_smooth, stabilization_matrices
 
 __all__ = ["simulate_auto"]
 
+#: Step of the time-stepping stretches (s): the time-stepping driver's own default. A fixed
+#: value, never a fraction of the horizon, so that a run's answer up to time t does not
+#: depend on t_final; the chatter window and the stretch length are multiples of it.
+DT_DEFAULT = 1e-3
+CHATTER_WINDOW_STEPS = 50      # chatter_window = 50 dt: 20 events in it come every 2.5 steps
+STRETCH_STEPS = 200            # stretch = 200 dt
+
 AUTO_DEFAULTS = dict(dt=None, chatter_events=20, chatter_window=None, settle_steps=50,
                      settle_gap=1e-4, settle_vel=1e-6, stretch=None, zeno_to_timestepping=True,
                      timestepping_options=None)
@@ -59,17 +66,22 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
         cvodes tolerances; default the smooth driver's (1e-8, 1e-10) for a model without
         contacts, the event driver's (1e-10, 1e-12) otherwise.
     dt : float, optional
-        Step of the time-stepping stretches (default: ``span / 5000``).
+        Step of the time-stepping stretches (default ``DT_DEFAULT`` = 1e-3 s, the default of
+        ``method="timestepping"``). Fixed, not a fraction of ``t_final``: the state at a
+        time ``t`` does not depend on the horizon (beyond the cvodes tolerances). A stretch
+        that ends at ``t_final`` takes equal steps of at most ``dt`` ending there exactly.
     chatter_events : int
         Events within ``chatter_window`` that count as chattering (20).
     chatter_window : float, optional
-        Seconds (default ``span / 100``).
+        Seconds (default ``50 dt``: events coming every 2.5 time steps or faster).
     settle_steps : int
         Steps over which contacts must be stably open or closed before the switch back (50).
     settle_gap, settle_vel : float
         Gap (m) and normal speed (m/s) below which a contact counts as closed.
     stretch : float, optional
-        Length of one time-stepping chunk (default ``max(200 dt, span / 50)``).
+        Length of one time-stepping chunk (default ``200 dt``). Outputs inside a stretch
+        are linear interpolants of the neighbouring steps (Moreau-Jean positions are
+        piecewise linear in time; a free sliding motion is reproduced exactly).
     zeno_to_timestepping : bool
         Use time stepping across detected accumulations of impacts (default); ``False``
         lets the event driver extrapolate to the accumulation point instead.
@@ -118,15 +130,18 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     H, K, _ = stabilization_matrices(system, stabilization)
     ts = _output_grid(t_final, output_times, eopts["n_out"])
     t0, t_end = ts[0], ts[-1]
-    span = t_end - t0
-    dt = aopts["dt"] or span / 5000.0
-    window = aopts["chatter_window"] or span / 100.0
+    dt = float(aopts["dt"] or DT_DEFAULT)
+    if not dt > 0:
+        raise ValueError(f"dt must be > 0, got {dt}")
+    window = aopts["chatter_window"] or CHATTER_WINDOW_STEPS * dt
     n_chat = int(aopts["chatter_events"])
-    stretch = aopts["stretch"] or max(200 * dt, span / 50.0)
+    stretch = aopts["stretch"] or STRETCH_STEPS * dt
     if len(system.contact_names) > ENUM_MAX and ts_driver is not None:
         # beyond the contact-force enumeration of the event-driven method: time stepping
-        res = ts_driver(system, t_final, q0=q0, v0=v0, params=params, inputs=inputs, dt=dt,
-                        output_times=output_times, initialize=initialize)
+        n = max(1, int(np.ceil((t_end - t0) / dt * (1 - 1e-12))))
+        res = ts_driver(system, t_end, q0=q0, v0=v0, params=params, inputs=inputs,
+                        dt=(t_end - t0) / n, t0=t0, output_times=output_times,
+                        initialize=initialize)
         res.stats["auto"] = f"{len(system.contact_names)} contacts > {ENUM_MAX}: timestepping"
         return res
     x0, init_report = _initial_state(system, q0, v0, t0, pv, initialize)
@@ -142,7 +157,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
             return True
         if ts_driver is None:
             return False
-        times = [ev.t for ev in e.events if ev.kind not in ("switch",)]
+        times = [ev.t for ev in e.events if ev.kind not in ("switch", "energy_fallback")]
         return len(times) >= n_chat and times[-1] - times[-n_chat] <= window
 
     eng.start(t0, x0)
@@ -167,21 +182,30 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
         while eng.t < t_end - 1e-12 * max(1.0, abs(t_end)) and not settled:
             t_b = min(t_end, max(eng.t + stretch, t_goal))
             t_goal = t_b
-            n = max(1, int(round((t_b - eng.t) / dt)))
+            if t_b >= t_end:
+                # the last stretch ends at t_end exactly: equal steps of at most dt
+                n = max(1, int(np.ceil((t_end - eng.t) / dt * (1 - 1e-12))))
+                h_s, t_stop = (t_end - eng.t) / n, t_end
+            else:
+                n = max(1, int(round((t_b - eng.t) / dt)))
+                h_s, t_stop = dt, eng.t + n * dt
             tsopt = dict(aopts["timestepping_options"] or {})
-            r = ts_driver(system, eng.t + n * dt, q0=x[:nq], v0=x[nq:nq + nu], params=params,
-                          inputs=inputs, dt=dt, t0=eng.t, initialize=False, **tsopt)
+            r = ts_driver(system, t_stop, q0=x[:nq], v0=x[nq:nq + nu], params=params,
+                          inputs=inputs, dt=h_s, t0=eng.t, initialize=False, **tsopt)
             ts_steps += n
             for ev in r.events:
                 ev.extra["method"] = "timestepping"
                 eng.events.append(ev)
             T, Q, U = r.t, r.q, r.v
-            # outputs inside the stretch: nearest step
+            # outputs inside the stretch: linear interpolation between the neighbouring steps
             k = eng.k_out if hasattr(eng, "k_out") else 0
             while k < ts.size and ts[k] <= T[-1] + 1e-12:
-                j = int(np.argmin(np.abs(T - ts[k])))
                 eng.samples_t.append(float(ts[k]))
-                eng.samples_x.append(np.concatenate([Q[j], U[j], x[nq + nu:]]))
+                qk = _interp(T, Q, ts[k])
+                for qi in system.quaternions:        # unit quaternions stay unit
+                    qi = list(qi)
+                    qk[qi] /= np.linalg.norm(qk[qi])
+                eng.samples_x.append(np.concatenate([qk, _interp(T, U, ts[k]), x[nq + nu:]]))
                 eng.samples_mode.append(None)
                 k += 1
             eng.k_out = k
@@ -201,6 +225,22 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
                  timestepping_dt=dt if ts_steps else None, rtol=rtol, atol=atol)
     res = build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
     return res
+
+
+def _interp(T, Y, t):
+    """Row of ``Y`` linearly interpolated at ``t`` on the increasing grid ``T``."""
+    j = int(np.searchsorted(T, t))
+    if j <= 0:
+        return Y[0].copy()
+    if j >= T.size:
+        return Y[-1].copy()
+    t0_, t1_ = T[j - 1], T[j]
+    if t1_ <= t0_:
+        return Y[j].copy()
+    w = (t - t0_) / (t1_ - t0_)
+    if w >= 1.0:
+        return Y[j].copy()
+    return (1.0 - w) * Y[j - 1] + w * Y[j]
 
 
 def _settled(eng, T, Q, U, x, aopts):
