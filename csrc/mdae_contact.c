@@ -147,7 +147,8 @@ static void proj_cone(int d, double mu, const double *x, double *p)
         for (i = 1; i < d; ++i) p[i] = x[i];
         return;
     }
-    if (t <= mu * x[0]) { for (i = 0; i < d; ++i) p[i] = x[i]; return; }
+    /* inside the cone (x[0] >= 0: with mu = 0 and t = 0, t <= mu x[0] holds for x[0] < 0) */
+    if (x[0] >= 0.0 && t <= mu * x[0]) { for (i = 0; i < d; ++i) p[i] = x[i]; return; }
     if (mu * t <= -x[0]) { for (i = 0; i < d; ++i) p[i] = 0.0; return; }
     {
         double a = (x[0] + mu * t) / (1.0 + mu * mu);
@@ -857,6 +858,19 @@ static int impact_check(const mdae_impact_problem *p, const mdae_impact_options 
     return 0;
 }
 
+/* The restitution term of row i: e_n min(v_n-, 0) for a normal row (restitution acts on
+ * the approach only: a touching contact that already separates must not be given a
+ * penetrating target -e_n v_n- < 0), e_t v_t- for a tangential row. */
+static double restitution_term(const mdae_impact_problem *p, int i)
+{
+    int d = p->dim, a = i / d;
+    if (i % d == 0) {
+        double vn = p->v_minus[i];
+        return p->e_n[a] * (vn < 0.0 ? vn : 0.0);
+    }
+    return p->e_t[a] * p->v_minus[i];
+}
+
 /* v+ = w - E v-, dT = P.(v- + v+)/2; returns 1 on an energy gain beyond tolerance. */
 static int finish_solution(const mdae_impact_problem *p, const mdae_impact_options *opt,
                            const double *P, const double *w, double *vp, double *dT)
@@ -864,9 +878,7 @@ static int finish_solution(const mdae_impact_problem *p, const mdae_impact_optio
     int d = p->dim, n = p->nc * d, i;
     double s = 0.0, sc = 0.0;
     for (i = 0; i < n; ++i) {
-        int a = i / d;
-        double e = (i % d == 0) ? p->e_n[a] : p->e_t[a];
-        vp[i] = w[i] - e * p->v_minus[i];
+        vp[i] = w[i] - restitution_term(p, i);
         s += P[i] * (p->v_minus[i] + vp[i]);
         sc += fabs(P[i]) * (fabs(p->v_minus[i]) + fabs(vp[i]));
     }
@@ -876,12 +888,9 @@ static int finish_solution(const mdae_impact_problem *p, const mdae_impact_optio
 
 static void target_offset(const mdae_impact_problem *p, double *c)
 {
-    int d = p->dim, n = p->nc * d, i;
-    for (i = 0; i < n; ++i) {
-        int a = i / d;
-        double e = (i % d == 0) ? p->e_n[a] : p->e_t[a];
-        c[i] = (1.0 + e) * p->v_minus[i];
-    }
+    int n = p->nc * p->dim, i;
+    for (i = 0; i < n; ++i)
+        c[i] = p->v_minus[i] + restitution_term(p, i);
 }
 
 static int impact_lcp(const mdae_impact_problem *p, const mdae_impact_options *opt, const double *c,

@@ -383,3 +383,23 @@ def test_bad_input_names_the_argument(kwargs, match):
 def test_superelastic_allowed_only_with_the_flag():
     sol = impact(np.eye(2), [-1.0, 0.0], e_n=1.5, dim=2, allow_superelastic=True)
     assert sol.v_plus[0] == pytest.approx(1.5) and sol.energy_change > 0
+
+
+def test_restitution_acts_on_the_approach_only():
+    """Two frictionless contacts on one body (normal rows D = [[2, 1], [1, 2]], tangents
+    decoupled): contact 0 approaches at -1, contact 1 touches but separates at +1; e_n = 1.
+    Newton's target v_n+ >= -e_n v_n- would let contact 1 end at -1 (penetrating);
+    restitution acts on the approach, so contact 1's target is v_n+ >= 0: P = (1, 0),
+    v+ = (1, 2). Every method agrees, with a zero residual (mu = 0 once made a separating
+    contact count as a residual of 1 and stalled NSGS: the cone projection took the whole
+    negative normal axis as inside the cone)."""
+    import numpy as np
+    from mechdae.contact.kernels import impact
+    D = np.array([[2.0, 0, 1, 0], [0, 1, 0, 0], [1, 0, 2, 0], [0, 0, 0, 1]])
+    for method in ("enum", "lcp", "nsgs"):
+        for e in (0.0, 1.0):
+            out = impact(D, np.array([-1.0, 0.0, 1.0, 0.0]), e_n=e, e_t=0.0, mu=0.0, dim=2,
+                         method=method)
+            assert np.allclose(out.P, [(1 + e) / 2, 0, 0, 0], atol=1e-9), (method, e, out)
+            assert np.allclose(out.v_plus, [e, 0, 1.5 + e / 2, 0], atol=1e-9), (method, e, out)
+            assert out.residual < 1e-9, (method, e, out)

@@ -53,7 +53,7 @@ def systems():
     return out
 
 
-def _check(system, q, v, laws, tol=1e-9, separating_ok=False):
+def _check(system, q, v, laws, tol=1e-9):
     params = {}
     for c in system.contact_names:
         en, et, mu = laws[c]
@@ -69,10 +69,9 @@ def _check(system, q, v, laws, tol=1e-9, separating_ok=False):
         vc = np.asarray(out.contact_velocities[c], float)
         scale = max(1.0, float(np.abs(P).max()))
         assert P[0] >= -tol * scale, (c, P, q, v, laws)
-        # KNOWN BUG (test_separating_contact_newton_target below): a touching contact that
-        # separates before the impact (v_n- > 0) gets the target v_n+ >= -e_n v_n- < 0
-        if separating_ok or not (vn_minus[c] > 0 and laws[c][0] > 0):
-            assert vc[0] >= -tol * max(1.0, float(np.abs(vc).max())), (c, vc, q, v, laws)
+        # no contact penetrates after the impact, also one that touches but already
+        # separates before it (restitution acts on the approach: v_n+ + e_n min(v_n-, 0))
+        assert vc[0] >= -tol * max(1.0, float(np.abs(vc).max())), (c, vc, q, v, laws)
         if P.size > 1:
             mu = laws[c][2]
             assert np.linalg.norm(P[1:]) <= mu * max(P[0], 0.0) * (1 + tol) + tol * scale, \
@@ -199,13 +198,9 @@ SEPARATING = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Newton's law on a touching contact that is separating before the impact (v_n- > 0): "
-    "the kernels impose 0 <= P_n _|_ v_n+ + e_n v_n- >= 0, which lets v_n+ reach -e_n v_n- "
-    "< 0 (the contact penetrates after the impact: cradle c12 v_n+ = -0.5, rocking block R "
-    "-0.488, two-link B -0.1). Restitution belongs to the approach only: the target should "
-    "be v_n+ + e_n min(v_n-, 0). Fix in csrc/mdae_contact.c (and the event driver's "
-    "touching contacts); the C kernels are another engineer's files (issue 10 report)."))
+# These were penetrating before the kernels applied restitution to the approach only
+# (Newton's law 0 <= P_n _|_ v_n+ + e_n v_n- >= 0 let a separating contact end at
+# v_n+ = -e_n v_n- < 0: cradle c12 -0.5, rocking block R -0.488, two-link B -0.1).
 @pytest.mark.parametrize("name,q,v,laws", SEPARATING, ids=[c[0] for c in SEPARATING])
 def test_separating_contact_newton_target(systems, name, q, v, laws):
-    _check(systems[name][1], q, v, laws, separating_ok=True)
+    _check(systems[name][1], q, v, laws)
