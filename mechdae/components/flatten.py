@@ -30,9 +30,11 @@ import numpy as np
 
 from ..dsl.model import _info, der, der_many
 from ..errors import ModelError
-from ._graph import UNKNOWN as _UNKNOWN, INDETERMINATE as _INDET, UnionFind as _UF, Subst as _Subst, hashes as _hashes
+from ._graph import INDETERMINATE as _INDET, UNKNOWN as _UNKNOWN, Subst as _Subst
+from ._graph import hashes as _hashes
 from .core import TIME
 from .eliminate import choose_eliminations, reaction_multipliers
+from .nodes import check_references, resolve_nodes
 
 __all__ = ["flatten"]
 
@@ -75,112 +77,11 @@ def flatten(model):
             S.set(ph, v)
 
     # ------------------------------------------------------------------ nodes
-    uf = _UF()
-    pot_of = {}                          # placeholder hash -> (connector, i)
-    for cn in conns:
-        for i, ph in enumerate(cn.potential_syms):
-            uf.add((id(cn), i))
-            pot_of[ph.element_hash()] = (cn, i)
-    for tup in connections:
-        for i in range(len(tup[0].potentials)):
-            for cn in tup[1:]:
-                uf.union((id(tup[0]), i), (id(cn), i))
-    members = defaultdict(list)
-    for cn in conns:
-        for i in range(len(cn.potentials)):
-            members[uf.find((id(cn), i))].append((cn, i))
-
-    def node_name(root):
-        cn, i = members[root][0]
-        return f"{cn.path}.{cn.potentials[i]}"
-
-    def root_of(cn, i):
-        return uf.find((id(cn), i))
-
-    node_val = {}
-    defined_roots = set()
-    primary = {}                         # root -> (component, connector, i)
-    secondary = []                       # (component, connector, i, expr, root, name)
-    defs = defaultdict(list)
-    for c in comps:
-        for cn, exprs in c._defines:
-            if cn.owner is not c:
-                P.append(f"{c.path}: defines {cn.describe()}, which belongs to "
-                         f"{cn.owner.path}; a component defines only its own connectors")
-                continue
-            for i, e in enumerate(exprs):
-                defs[root_of(cn, i)].append((c, cn, i, e))
-    pot_hashes = set(pot_of)
-
-    def fixed_expr(e):
-        hs = _hashes(e)
-        return not (hs & coord_phs) and not (hs & pot_hashes)
-
-    for root, lst in defs.items():
-        order = sorted(range(len(lst)), key=lambda k: (not fixed_expr(lst[k][3]), k)) \
-            if len(lst) > 1 else [0]
-        c0, cn0, i0, e0 = lst[order[0]]
-        node_val[root] = e0
-        primary[root] = (c0, cn0, i0)
-        defined_roots.add(root)
-        for k in order[1:]:
-            c, cn, i, e = lst[k]
-            if fixed_expr(e) and fixed_expr(e0):
-                P.append(f"node {', '.join(m.path for m, _ in members[root])}: its "
-                         f"{cn.potentials[i]} is fixed twice (by {c0.path} and {c.path}); "
-                         "remove one of them")
-                continue
-            secondary.append((c, cn, i, e, root, f"connect({cn.path}.{cn.potentials[i]})"))
-
-    # relations: define what they can (tree joints), the rest are constraints
-    rels = []                            # dict per relation
-    for c in comps:
-        for name, phi in c._relations:
-            # each row on its own: a row defines one potential once the others are known
-            # (a body's frame_b: the angle first, then the position that depends on it)
-            rows = ca.vertsplit(ca.vec(phi)) if phi.numel() > 1 else [phi]
-            for k, row in enumerate(rows):
-                used = [pot_of[h] for h in _hashes(row) if h in pot_of]
-                bad = [cn for cn, _ in used if cn.owner is not c]
-                if bad:
-                    P.append(f"{c.path}: relation '{name}' uses {bad[0].describe()} of another "
-                             "component; a relation joins the component's own connectors")
-                rname = name if len(rows) == 1 else f"{name}[{k}]"
-                rels.append(dict(comp=c, name=rname, phi=row, used=used, role=None))
-    changed = True
-    while changed:
-        changed = False
-        for r in rels:
-            if r["role"] is not None:
-                continue
-            unresolved = [(cn, i) for cn, i in r["used"] if root_of(cn, i) not in node_val]
-            roots = {root_of(cn, i) for cn, i in unresolved}
-            if not roots:
-                r["role"] = "constraint"
-                changed = True
-            elif len(roots) == 1 and len(unresolved) == 1 and r["phi"].numel() == 1:
-                cn, i = unresolved[0]
-                ph = cn.potential_syms[i]
-                phi = r["phi"]
-                if ca.is_linear(phi, ph):
-                    a = ca.jacobian(phi, ph)
-                    if not a.is_zero():
-                        root = root_of(cn, i)
-                        node_val[root] = -ca.substitute(phi, ph, ca.SX(0)) / a
-                        r.update(role="definer", root=root, conn=(cn, i), a=a)
-                        changed = True
-    n_general_nodes = 0
-    general_roots = set()
-    for root in members:
-        if root not in node_val:
-            n_general_nodes += 1
-            general_roots.add(root)
-            v = model.variable(node_name(root), 0.0)
-            general.append(v)
-            node_val[root] = v
-    for r in rels:
-        if r["role"] is None:
-            r["role"] = "constraint"
+    N = resolve_nodes(model, comps, conns, connections, coord_phs, general, P)
+    members, node_val, root_of, node_name = N.members, N.node_val, N.root_of, N.node_name
+    defined_roots, primary, secondary, rels = (N.defined_roots, N.primary, N.secondary,
+                                               N.rels)
+    general_roots, n_general_nodes = N.general_roots, N.n_general_nodes
     for root, lst in members.items():
         for cn, i in lst:
             S.set(cn.potential_syms[i], node_val[root])
@@ -192,44 +93,7 @@ def flatten(model):
         for cn, i in members[root]:
             S.set(der(cn.potential_syms[i]), r)
 
-    # reference potentials: every group of nodes joined through components (one domain at
-    # a time) needs a node whose potential something fixes -- a ground, a mass, a fixed
-    # point, a joint -- or its potentials are determined only up to a constant
-    ref = _UF()
-    first = {}                           # root -> a connector there
-    inert = set()                        # roots of components with inertia (reported apart)
-    for c in comps:
-        by_domain = defaultdict(list)
-        for cn in c._connectors:
-            for i in range(len(cn.potentials)):
-                r_ = root_of(cn, i)
-                by_domain[cn.domain].append(r_)
-                first.setdefault(r_, cn)
-                if c._T:
-                    inert.add(r_)
-        for rs in by_domain.values():
-            for r_ in rs:
-                ref.add(r_)
-            for r_ in rs[1:]:
-                ref.union(rs[0], r_)
-    groups = defaultdict(list)
-    for r_ in ref.p:
-        groups[ref.find(r_)].append(r_)
-    for g, roots in groups.items():
-        if any(r_ not in general_roots for r_ in roots) or any(r_ in inert for r_ in roots):
-            continue
-        names = sorted({m.path for r_ in roots for m, _ in members[r_]})
-        where = f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''}"
-        cn0 = first[roots[0]]
-        if cn0.needs_reference:
-            P.append(f"circuit of {where}: no node has a reference potential, so its "
-                     "potentials are undetermined; add a Ground (electrical.Ground) and "
-                     "connect it to one node")
-        else:
-            P.append(f"{cn0.domain} connectors {where}: nothing fixes their "
-                     f"{'/'.join(cn0.potentials)} (no mass or inertia, fixed point, joint or "
-                     "prescribed motion among them), so they are determined only up to a "
-                     "constant; connect them to one")
+    check_references(N, comps, P)
 
     if P:
         raise ModelError([f"model '{model.name}': {p}" for p in P])

@@ -1,0 +1,193 @@
+"""Nodes of a flattened model: connected potentials (union-find), the values that
+definitions and relations give them, general variables for the rest, and the check that
+every group of nodes has something that fixes its potentials.
+
+See :mod:`.flatten` for the whole procedure.
+"""
+from collections import defaultdict
+
+import casadi as ca
+
+from ._graph import UnionFind as _UF, hashes as _hashes
+
+__all__ = ["resolve_nodes", "check_references"]
+
+
+class Nodes:
+    """What :func:`resolve_nodes` found (plain record)."""
+
+    def root_of(self, cn, i):
+        return self.uf.find((id(cn), i))
+
+    def node_name(self, root):
+        cn, i = self.members[root][0]
+        return f"{cn.path}.{cn.potentials[i]}"
+
+
+def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
+    """Join connected potentials into nodes and give each node its value.
+
+    A node's value comes from the component that defines it (the preferred one: one that
+    depends on no coordinate, e.g. a Fixed point; the others become ``secondary`` rigid
+    connections), from a relation row solved for its one unknown potential (a tree joint),
+    or else it is a new general variable of ``model`` (appended to ``general``). Problems
+    are appended to ``P``.
+
+    Returns
+    -------
+    Nodes
+    """
+    uf = _UF()
+    pot_of = {}                          # placeholder hash -> (connector, i)
+    for cn in conns:
+        for i, ph in enumerate(cn.potential_syms):
+            uf.add((id(cn), i))
+            pot_of[ph.element_hash()] = (cn, i)
+    for tup in connections:
+        for i in range(len(tup[0].potentials)):
+            for cn in tup[1:]:
+                uf.union((id(tup[0]), i), (id(cn), i))
+    members = defaultdict(list)
+    for cn in conns:
+        for i in range(len(cn.potentials)):
+            members[uf.find((id(cn), i))].append((cn, i))
+
+    def node_name(root):
+        cn, i = members[root][0]
+        return f"{cn.path}.{cn.potentials[i]}"
+
+    def root_of(cn, i):
+        return uf.find((id(cn), i))
+
+    node_val = {}
+    defined_roots = set()
+    primary = {}                         # root -> (component, connector, i)
+    secondary = []                       # (component, connector, i, expr, root, name)
+    defs = defaultdict(list)
+    for c in comps:
+        for cn, exprs in c._defines:
+            if cn.owner is not c:
+                P.append(f"{c.path}: defines {cn.describe()}, which belongs to "
+                         f"{cn.owner.path}; a component defines only its own connectors")
+                continue
+            for i, e in enumerate(exprs):
+                defs[root_of(cn, i)].append((c, cn, i, e))
+    pot_hashes = set(pot_of)
+
+    def fixed_expr(e):
+        hs = _hashes(e)
+        return not (hs & coord_phs) and not (hs & pot_hashes)
+
+    for root, lst in defs.items():
+        order = sorted(range(len(lst)), key=lambda k: (not fixed_expr(lst[k][3]), k)) \
+            if len(lst) > 1 else [0]
+        c0, cn0, i0, e0 = lst[order[0]]
+        node_val[root] = e0
+        primary[root] = (c0, cn0, i0)
+        defined_roots.add(root)
+        for k in order[1:]:
+            c, cn, i, e = lst[k]
+            if fixed_expr(e) and fixed_expr(e0):
+                P.append(f"node {', '.join(m.path for m, _ in members[root])}: its "
+                         f"{cn.potentials[i]} is fixed twice (by {c0.path} and {c.path}); "
+                         "remove one of them")
+                continue
+            secondary.append((c, cn, i, e, root, f"connect({cn.path}.{cn.potentials[i]})"))
+
+    # relations: define what they can (tree joints), the rest are constraints
+    rels = []                            # dict per relation
+    for c in comps:
+        for name, phi in c._relations:
+            # each row on its own: a row defines one potential once the others are known
+            # (a body's frame_b: the angle first, then the position that depends on it)
+            rows = ca.vertsplit(ca.vec(phi)) if phi.numel() > 1 else [phi]
+            for k, row in enumerate(rows):
+                used = [pot_of[h] for h in _hashes(row) if h in pot_of]
+                bad = [cn for cn, _ in used if cn.owner is not c]
+                if bad:
+                    P.append(f"{c.path}: relation '{name}' uses {bad[0].describe()} of another "
+                             "component; a relation joins the component's own connectors")
+                rname = name if len(rows) == 1 else f"{name}[{k}]"
+                rels.append(dict(comp=c, name=rname, phi=row, used=used, role=None))
+    changed = True
+    while changed:
+        changed = False
+        for r in rels:
+            if r["role"] is not None:
+                continue
+            unresolved = [(cn, i) for cn, i in r["used"] if root_of(cn, i) not in node_val]
+            roots = {root_of(cn, i) for cn, i in unresolved}
+            if not roots:
+                r["role"] = "constraint"
+                changed = True
+            elif len(roots) == 1 and len(unresolved) == 1 and r["phi"].numel() == 1:
+                cn, i = unresolved[0]
+                ph = cn.potential_syms[i]
+                phi = r["phi"]
+                if ca.is_linear(phi, ph):
+                    a = ca.jacobian(phi, ph)
+                    if not a.is_zero():
+                        root = root_of(cn, i)
+                        node_val[root] = -ca.substitute(phi, ph, ca.SX(0)) / a
+                        r.update(role="definer", root=root, conn=(cn, i), a=a)
+                        changed = True
+    n_general_nodes = 0
+    general_roots = set()
+    for root in members:
+        if root not in node_val:
+            n_general_nodes += 1
+            general_roots.add(root)
+            v = model.variable(node_name(root), 0.0)
+            general.append(v)
+            node_val[root] = v
+    for r in rels:
+        if r["role"] is None:
+            r["role"] = "constraint"
+    N = Nodes()
+    N.uf, N.pot_of, N.members, N.node_val = uf, pot_of, members, node_val
+    N.defined_roots, N.primary, N.secondary, N.rels = defined_roots, primary, secondary, rels
+    N.general_roots, N.n_general_nodes = general_roots, n_general_nodes
+    return N
+
+
+def check_references(N, comps, P):
+    """Every group of nodes joined through components (one domain at a time) needs a node
+    whose potential something fixes -- a ground, a mass, a fixed point, a joint -- or its
+    potentials are determined only up to a constant: a named problem in ``P``."""
+    members, general_roots, root_of = N.members, N.general_roots, N.root_of
+    ref = _UF()
+    first = {}                           # root -> a connector there
+    inert = set()                        # roots of components with inertia (reported apart)
+    for c in comps:
+        by_domain = defaultdict(list)
+        for cn in c._connectors:
+            for i in range(len(cn.potentials)):
+                r_ = root_of(cn, i)
+                by_domain[cn.domain].append(r_)
+                first.setdefault(r_, cn)
+                if c._T:
+                    inert.add(r_)
+        for rs in by_domain.values():
+            for r_ in rs:
+                ref.add(r_)
+            for r_ in rs[1:]:
+                ref.union(rs[0], r_)
+    groups = defaultdict(list)
+    for r_ in ref.p:
+        groups[ref.find(r_)].append(r_)
+    for g, roots in groups.items():
+        if any(r_ not in general_roots for r_ in roots) or any(r_ in inert for r_ in roots):
+            continue
+        names = sorted({m.path for r_ in roots for m, _ in members[r_]})
+        where = f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''}"
+        cn0 = first[roots[0]]
+        if cn0.needs_reference:
+            P.append(f"circuit of {where}: no node has a reference potential, so its "
+                     "potentials are undetermined; add a Ground (electrical.Ground) and "
+                     "connect it to one node")
+        else:
+            P.append(f"{cn0.domain} connectors {where}: nothing fixes their "
+                     f"{'/'.join(cn0.potentials)} (no mass or inertia, fixed point, joint or "
+                     "prescribed motion among them), so they are determined only up to a "
+                     "constant; connect them to one")
+
