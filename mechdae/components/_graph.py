@@ -1,6 +1,7 @@
 """Small graph and substitution helpers of the flattening (union-find, placeholder map)."""
 import casadi as ca
 
+from ..dsl.model import _REGISTRY
 from ..errors import ModelError
 
 __all__ = ["UNKNOWN", "INDETERMINATE", "UnionFind", "Subst", "hashes"]
@@ -46,6 +47,7 @@ class Subst:
 
     def __init__(self):
         self.keys, self.index = [], {}
+        self.infos = []                      # registry record of each key (or None)
         self._K, self._V = ca.SX(0, 1), ca.SX(0, 1)
         self._pk, self._pv = [], []          # appended since the columns were built
 
@@ -67,6 +69,7 @@ class Subst:
         else:
             self.index[h] = len(self.keys)
             self.keys.append(ph)
+            self.infos.append(_REGISTRY.get(h))
             self._pk.append(ph)
             self._pv.append(val)
 

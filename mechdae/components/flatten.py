@@ -152,9 +152,10 @@ def flatten(model):
         """der() placeholders of resolved values (needed by flows, equations, energies)."""
         while True:
             todo, idx = [], []
-            for i, k in enumerate(S.keys):
-                info = _info(k)
-                if info is not None and info.deriv is not None and not S.has(info.deriv):
+            index = S.index
+            for i, info in enumerate(S.infos):
+                if info is not None and info.deriv is not None and \
+                        info.deriv.element_hash() not in index:
                     todo.append(info)
                     idx.append(i)
             if not todo:
