@@ -113,8 +113,10 @@ _MEM = textwrap.dedent("""
 def test_two_million_points_stream_in_bounded_memory(tmp_path):
     out = {}
     for mode in ("stream", "memory"):
+        # cwd away from the repository: `python -c` puts the cwd first on sys.path, and the
+        # source tree (unbuilt in CI) would shadow the installed package
         p = subprocess.run([sys.executable, "-c", _MEM, mode, str(tmp_path / "big.h5")],
-                           capture_output=True, text=True, timeout=600,
+                           capture_output=True, text=True, timeout=600, cwd=tmp_path,
                            env=dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1"))
         assert p.returncode == 0, p.stderr[-2000:]
         n, mb, wall = p.stdout.split()[-3:]
