@@ -323,6 +323,15 @@ class Component:
             else ca.SX.zeros(p.shape)
         return ca.vertsplit(ddt - ca.gradient(L, s))
 
+    def signal(self, name, value):
+        """A source's value: a number becomes the parameter ``"<path>.<name>"``; an
+        expression is used as it is; a callable is a function of time ``f(t)``."""
+        if callable(value) and not isinstance(value, (ca.SX, ca.MX)):
+            return self.source(value, self.time)
+        if isinstance(value, (ca.SX, ca.MX)):
+            return _as_sx(value, f"{self.path}: {name}")
+        return self.parameter(name, value)
+
     @staticmethod
     def source(value, t):
         """A source value: a number, an expression, or a callable of time ``f(t)``."""

@@ -89,9 +89,7 @@ class VoltageSource(_OnePort):
 
     def __init__(self, name, V=1.0):
         super().__init__(name)
-        Vv = self.source(V, self.time)
-        if not callable(V) and not hasattr(V, "is_symbolic"):
-            Vv = self.parameter("V", V)
+        Vv = self.signal("V", V)
         i = self.variable("i")
         self.equation(self.vdrop == Vv, name="v")
         self.flow(self.p, i)
@@ -105,9 +103,7 @@ class CurrentSource(_OnePort):
 
     def __init__(self, name, I=1.0):
         super().__init__(name)
-        Iv = self.source(I, self.time)
-        if not callable(I) and not hasattr(I, "is_symbolic"):
-            Iv = self.parameter("I", I)
+        Iv = self.signal("I", I)
         self._current(Iv)
         self.output("v", self.vdrop)
 

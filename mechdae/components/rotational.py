@@ -111,9 +111,7 @@ class Torque(Component):
 
     def __init__(self, name, tau=0.0):
         super().__init__(name)
-        tv = self.source(tau, self.time)
-        if not callable(tau) and not hasattr(tau, "is_symbolic"):
-            tv = self.parameter("tau", tau)
+        tv = self.signal("tau", tau)
         self.flange = self.connector(Flange, "flange")
         self.output("tau", tv)
         self.flow(self.flange, -tv)
@@ -139,9 +137,7 @@ class Position(Component):
 
     def __init__(self, name, phi_ref=0.0):
         super().__init__(name)
-        pv = self.source(phi_ref, self.time)
-        if not callable(phi_ref) and not hasattr(phi_ref, "is_symbolic"):
-            pv = self.parameter("phi_ref", phi_ref)
+        pv = self.signal("phi_ref", phi_ref)
         self.flange = self.connector(Flange, "flange")
         self.define(self.flange, pv)
 

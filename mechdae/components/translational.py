@@ -113,9 +113,7 @@ class Force(Component):
 
     def __init__(self, name, f=0.0):
         super().__init__(name)
-        fv = self.source(f, self.time)
-        if not callable(f) and not hasattr(f, "is_symbolic"):
-            fv = self.parameter("f", f)
+        fv = self.signal("f", f)
         self.flange = self.connector(Flange, "flange")
         self.output("f", fv)
         self.flow(self.flange, -fv)
@@ -127,9 +125,7 @@ class Position(Component):
 
     def __init__(self, name, s_ref=0.0):
         super().__init__(name)
-        sv = self.source(s_ref, self.time)
-        if not callable(s_ref) and not hasattr(s_ref, "is_symbolic"):
-            sv = self.parameter("s_ref", s_ref)
+        sv = self.signal("s_ref", s_ref)
         self.flange = self.connector(Flange, "flange")
         self.define(self.flange, sv)
 
