@@ -26,7 +26,7 @@ import numbers
 import casadi as ca
 import numpy as np
 
-from ..dsl.model import placeholder, _as_sx, _info, der
+from ..dsl.model import placeholder, _as_sx, der
 from ..errors import ModelError
 
 __all__ = ["Component", "Connector", "TIME"]
@@ -362,12 +362,3 @@ class Component:
         yield self
         for ch in self._children:
             yield from ch.walk()
-
-
-def is_coordinate_free(expr, coord_hashes):
-    """Whether ``expr`` depends on none of the given placeholder hashes."""
-    return not any(s.element_hash() in coord_hashes for s in ca.symvar(expr))
-
-
-def placeholder_info(sym):
-    return _info(sym)
