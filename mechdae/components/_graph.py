@@ -4,7 +4,7 @@ import casadi as ca
 from ..dsl.model import _REGISTRY
 from ..errors import ModelError
 
-__all__ = ["UNKNOWN", "INDETERMINATE", "UnionFind", "Subst", "hashes"]
+__all__ = ["UNKNOWN", "INDETERMINATE", "UnionFind", "Subst", "hashes", "lagrange_residual"]
 
 UNKNOWN = ca.SX.sym("unknown_flow")   # stands for a flow that is a contact force
 INDETERMINATE = ca.SX.sym("indeterminate_flow")   # a force split among redundant joints
@@ -117,3 +117,11 @@ class Subst:
             return exprs
         self._flush()
         return ca.substitute(exprs, [self._K], [self._V])
+
+
+def lagrange_residual(L, q, qd, X, Xd):
+    """``d/dt dL/dqd - dL/dq``, the time derivative taken along ``X' = Xd`` (every symbol
+    ``dL/dqd`` depends on, with its rate)."""
+    p = ca.gradient(L, qd)
+    ddt = ca.jtimes(p, X, Xd) if X.numel() else ca.SX.zeros(p.shape)
+    return ddt - ca.gradient(L, q)

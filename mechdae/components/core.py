@@ -28,6 +28,7 @@ import numpy as np
 
 from ..dsl.model import placeholder, _as_sx, der
 from ..errors import ModelError
+from ._graph import lagrange_residual
 
 __all__ = ["Component", "Connector", "TIME"]
 
@@ -317,11 +318,10 @@ class Component:
         L = sum(self._T, ca.SX(0)) - sum(self._V, ca.SX(0))
         s = ca.vertcat(*connector.potential_syms)
         sd = ca.vertcat(*[der(x) for x in connector.potential_syms])
-        p = ca.gradient(L, sd)
-        syms = ca.symvar(p)
-        ddt = ca.jtimes(p, ca.vertcat(*syms), ca.vertcat(*[der(x) for x in syms])) if syms \
-            else ca.SX.zeros(p.shape)
-        return ca.vertsplit(ddt - ca.gradient(L, s))
+        syms = ca.symvar(ca.gradient(L, sd))
+        X = ca.vertcat(*syms) if syms else ca.SX(0, 1)
+        Xd = ca.vertcat(*[der(x) for x in syms]) if syms else ca.SX(0, 1)
+        return ca.vertsplit(lagrange_residual(L, s, sd, X, Xd))
 
     def signal(self, name, value):
         """A source's value: a number becomes the parameter ``"<path>.<name>"``; an

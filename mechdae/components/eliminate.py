@@ -18,7 +18,7 @@ import casadi as ca
 
 from ..dsl.model import der
 from ..errors import ModelError
-from ._graph import Subst, hashes
+from ._graph import Subst, hashes, lagrange_residual
 
 __all__ = ["choose_eliminations", "reaction_multipliers"]
 
@@ -135,9 +135,7 @@ def reaction_multipliers(elim, kept, coords, T, V, vw, gforces, pot, time_ph):
     A = ca.vertcat(*[der(der(c)) for c in coords])
     De = ca.vertcat(*[der(c) for _, c in elim])
     L = pot(sum(T, ca.SX(0)) - sum(V, ca.SX(0)))
-    p = ca.gradient(L, De)
-    ddt = ca.jtimes(p, C, D) + ca.jtimes(p, D, A) + ca.jacobian(p, time_ph)
-    R = ddt - ca.gradient(L, ce)
+    R = lagrange_residual(L, ce, De, ca.vertcat(C, D, time_ph), ca.vertcat(D, A, ca.SX(1)))
     if vw:
         f = ca.vertcat(*[fi for fi, _ in vw])
         s = pot(ca.vertcat(*[si for _, si in vw]))
