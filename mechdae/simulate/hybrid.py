@@ -20,7 +20,7 @@ import numpy as np
 
 from . import register_method
 from ..contact.kernels import ENUM_MAX
-from .event import (DEFAULTS, EVENT_ATOL, EVENT_RTOL, EventEngine, _initial_state, _output_grid,
+from .event import (DEFAULTS, EVENT_ATOL, EVENT_RTOL, EventEngine, initial_x, output_grid,
                     build_result)
 from .inputs import resolve_inputs
 from .partial import keeps_partial, on_failure, seeded
@@ -128,7 +128,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     specs = resolve_inputs(system, inputs)
     pv = system.param_vector(params)
     H, K, _ = stabilization_matrices(system, stabilization)
-    ts = _output_grid(t_final, output_times, eopts["n_out"])
+    ts = output_grid(t_final, output_times, eopts["n_out"])
     t0, t_end = ts[0], ts[-1]
     dt = float(aopts["dt"] or DT_DEFAULT)
     if not dt > 0:
@@ -144,7 +144,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
                         initialize=initialize)
         res.stats["auto"] = f"{len(system.contact_names)} contacts > {ENUM_MAX}: timestepping"
         return res
-    x0, init_report = _initial_state(system, q0, v0, t0, pv, initialize)
+    x0, init_report = initial_x(system, q0, v0, t0, pv, initialize)
     eng = EventEngine(system, specs, pv, H, K, rtol, atol, eopts)
     on_failure(lambda err: _partial(err, seeded(eng, t0, x0), ts, system, specs, pv, H, K,
                                     init_report, wall0, dict(method="auto", rtol=rtol, atol=atol)))

@@ -1,0 +1,342 @@
+r"""The event engine: a resumable integrator that steps from event to event.
+
+:class:`EventEngine` integrates the current mode window by window (:mod:`.phase`), looks
+for the first sign change of the mode's event functions (:mod:`.location`), moves to the
+located event recording the output times passed (cubic Hermite interpolants of the
+window's sub-samples), and hands the event to the mode logic (:mod:`.modes`,
+:mod:`.impacts`, :mod:`.accumulation`). It is used by ``method="event"`` and by
+``method="auto"`` (which takes over with time stepping across chattering).
+"""
+import warnings
+
+import numpy as np
+
+from ..._threads import LOCK as _LOCK
+from ...errors import SolverError
+from .._laws import contact_laws
+from ..inputs import inputs_key, constant_vector
+from .accumulation import AccumulationLogic, zeno_options
+from .impacts import ImpactLogic
+from .location import first_crossing, locate
+from .modes import ModeLogic
+from .phase import OPEN, SLIDE_2D, ModeSet, Buffered, offsets, terms_function
+
+__all__ = ["EventEngine", "MAX_WINDOW"]
+
+#: Default largest window of one cvodes call (s); its ``samples_per_window`` sub-samples
+#: are where event functions are checked for sign changes and the knots of the Hermite
+#: outputs. Fixed, so the answer up to a time does not depend on ``t_final``.
+MAX_WINDOW = 0.2
+
+
+class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
+    """Resumable event-driven integrator (used by ``"event"`` and ``"auto"``).
+
+    Parameters
+    ----------
+    system : System
+    specs : list
+        Resolved input specs.
+    pv : array
+        Parameter vector.
+    H, K : arrays
+        Stabilization matrices of the bilateral constraints.
+    options : dict
+        See :func:`mechdae.simulate.event.simulate_event`.
+    """
+
+    def __init__(self, system, specs, pv, H, K, rtol, atol, options):
+        self.system, self.specs, self.pv = system, specs, pv
+        self.H, self.K = np.asarray(H, float), np.asarray(K, float)
+        self.rtol, self.atol = rtol, atol
+        o = options
+        self.gains = tuple(float(g) for g in o["contact_stabilization"])
+        self.nsub = int(o["samples_per_window"])
+        self.event_tol = float(o["event_tol"])
+        self.gap_tol = float(o["gap_tol"])
+        self.vel_tol = float(o["vel_tol"])
+        self.painleve = o["painleve"]
+        self.zeno_opts = zeno_options(o["zeno"])
+        self.max_events = int(o["max_events"])
+        self.h_max = o["max_step"]
+        from ...contact.energetic import check_rule
+        self.energy_gain = check_rule(o.get("energy_gain", "fallback"))
+        self.integrator_options = dict(o.get("integrator_options") or {})
+        self.wc = constant_vector(specs)
+        self.names = system.contact_names
+        self.nc = len(self.names)
+        self.offs = offsets(system)
+        self.nt = [c["n_tangent"] for c in system.contacts]
+        self.dim = max([2] + [1 + n for n in self.nt])
+        self.e_n, self.e_t, self.mu = contact_laws(system, pv)
+        self.skey = inputs_key(specs)
+        tkey = ("event-terms", self.skey)
+        tf = system._integrators.get(tkey)
+        if tf is None:
+            with _LOCK:
+                tf = system._integrators.get(tkey)
+                if tf is None:
+                    tf = system._integrators[tkey] = terms_function(system, specs)
+        self.terms_f = tf
+        self._terms_call = Buffered(tf)
+        self._terms_memo = {}
+        self.events = []
+        self.samples_t, self.samples_x, self.samples_mode = [], [], []
+        self.n_windows = self.n_shoots = 0
+        self.impact_log = {i: [] for i in range(self.nc)}
+        self.pending = None           # (t_inf, contact, extra) of a closed series
+        self.zeno_action = o.get("zeno_action", "extrapolate")
+        self.zeno_detected = None     # (contact, t_k, t_inf, r) with zeno_action="report"
+        self.zero_steps = 0
+        self._calls = {}
+        self.rest_velocity = o.get("rest_velocity")
+        self.rest_impacts = int(o.get("rest_impacts", 2))
+        self.rest_streak = []
+        self.dref = np.zeros(2 * self.nc)     # see phase._split_P / _update_dref
+        self.dref_log = []
+        self._Pbase = np.concatenate([[0.0, 0.0], pv, self.H.ravel(order="F"),
+                                      self.K.ravel(order="F"), self.wc, np.zeros(2 * self.nc)])
+
+    # ---------------------------------------------------------------- compiled pieces
+    def P(self, t0, T):
+        """Runtime parameters ``(t0, T, p, vec H, vec K, w, d)`` of the mode Functions."""
+        out = self._Pbase.copy()
+        out[0], out[1] = t0, T
+        if self.nc:
+            out[-2 * self.nc:] = self.dref
+        return out
+
+    def modeset(self, mode):
+        key = ("event-mode", mode, self.skey, self.rtol, self.atol, self.gains, self.nsub,
+               tuple(sorted(self.integrator_options.items())))
+        ms = self.system._integrators.get(key)
+        if ms is None:
+            with _LOCK:          # shared by the engines of every thread (built once)
+                ms = self.system._integrators.get(key)
+                if ms is None:
+                    ms = ModeSet(self.system, self.specs, mode, self.gains, self.nsub,
+                                 self.rtol, self.atol, self.integrator_options)
+                    self.system._integrators[key] = ms
+        return ms
+
+    def calls(self, mode):
+        """Buffered ``(window, shoot, core)`` of ``mode`` (one set per engine: the buffers
+        are not shared between engines, so engines on one System may run in threads)."""
+        b = self._calls.get(mode)
+        if b is None:
+            ms = self.modeset(mode)
+            b = self._calls[mode] = (Buffered(ms.window), Buffered(ms.shoot), Buffered(ms.core))
+        return b
+
+    def terms(self, x, t):
+        """``M, h, C, rc, W, Wt, Wd, gap, E`` at ``(x, t)`` (memoized on the last states)."""
+        key = (float(t), np.asarray(x, float).tobytes())
+        memo = self._terms_memo
+        tm = memo.get(key)
+        if tm is not None:
+            return tm
+        M, h, C, rc, W, Wt, Wd, g, E = self._terms_call(x, t, self.P(t, 0.0))
+        tm = dict(M=M, h=h.ravel(), C=C, rc=rc.ravel(), W=W, Wt=Wt.ravel(), Wd=Wd.ravel(),
+                  gap=g.ravel(), E=float(E.ravel()[0]) if E.size else None)
+        if len(memo) > 8:
+            memo.clear()
+        memo[key] = tm
+        return tm
+
+    def energy(self, x, t):
+        return self.terms(x, t)["E"]
+
+
+    # ---------------------------------------------------------------- integration
+    def start(self, t0, x0, mode=None, touching=()):
+        """Set the state at ``t0`` and decide the initial mode.
+
+        ``touching``: contacts to treat as touching whatever their (small) gap.
+        """
+        self.t, self.x = float(t0), np.asarray(x0, float).copy()
+        nq, nu = self.nq_nu()
+        tm = self.terms(self.x, self.t)
+        if self.nc and np.any(tm["gap"] < -1e-6):
+            bad = [self.names[i] for i in range(self.nc) if tm["gap"][i] < -1e-6]
+            warnings.warn(f"{self.system.name}: initial state penetrates contact(s) {bad} "
+                          f"(gap {tm['gap'].min():.3g})", stacklevel=4)
+        cur = mode or OPEN * self.nc
+        u = self.x[nq:nq + nu]
+        touch = sorted(set(self.touching(tm, u, cur)) | set(touching))
+        closing = [i for i in touch if self.vn(tm, i, u) < -self.vel_tol]
+        if closing:
+            self.mode, self.x = self.do_impact(self.x, self.t, cur, closing)
+        elif touch:
+            self.mode, self.x = self.decide(self.x, self.t, touch, cur, record=mode is not None)
+        else:
+            self.mode = cur if mode else OPEN * self.nc
+        self.x = self.project_closed(self.x, self.t, self.mode)
+        self._refresh()
+        self.record()
+
+    def record(self):
+        self._note_dref(len(self.samples_t))
+        self.samples_t.append(self.t)
+        self.samples_x.append(self.x.copy())
+        self.samples_mode.append(self.mode)
+
+    def _note_dref(self, k):
+        """Remember the reference directions in force from sample ``k`` on (spatial sliding:
+        the recorded contact forces are evaluated with them)."""
+        if SLIDE_2D in self.mode:
+            log = self.dref_log
+            if not log or not np.array_equal(log[-1][1], self.dref):
+                log.append((k, self.dref.copy()))
+
+    def advance(self, t_stop, out_times, monitor=None):
+        """Integrate to ``t_stop`` recording the states at ``out_times`` and at events.
+
+        Output points inside a window are cubic Hermite interpolants of the window's
+        sub-samples (states and their derivatives); event states are integrated exactly.
+
+        Returns
+        -------
+        str
+            ``"done"`` or ``"monitor"`` (the monitor asked to stop after an event).
+        """
+        self.out_times = np.asarray(out_times, float)
+        self.k_out = int(np.searchsorted(self.out_times, self.t, side="right"))
+        span = max(t_stop - self.t, 1e-300)
+        # windows: at most max_step (default MAX_WINDOW seconds, sub-samples every
+        # MAX_WINDOW / K), never a fraction of the horizon: event detection and the Hermite
+        # outputs would coarsen with t_final. Each cvodes call has a fixed cost (start-up of
+        # its step size and order), so a window spans a whole flight when it can: the first
+        # is as long as allowed, one after an event as long as the previous inter-event
+        # time, and they grow 4x while nothing happens
+        h_max = self.h_max or MAX_WINDOW
+        h = min(h_max, span)
+        h_min = 1e-13 * max(1.0, abs(t_stop))
+        last_event_t = self.t
+        self._refresh()
+        while self.t < t_stop - 1e-14 * max(1.0, abs(t_stop)):
+            ms = self.modeset(self.mode)
+            window, shoot, core = self.calls(self.mode)
+            tb = min(self.t + h, t_stop)
+            if self.pending is not None and self.pending[0] <= tb:
+                tb = self.pending[0]
+            T = tb - self.t
+            if T <= 1e-15 * max(1.0, abs(tb)):
+                self._advance_to(tb, [], [], [])
+                continue
+            X, E, Xd, Ed = window(self.x, self.P(self.t, T))
+            self.n_windows += 1
+            K = ms.K
+            tgrid = self.t + T * np.arange(1, K + 1) / K
+            ev0 = self.ev
+            j, fired, self.off = first_crossing(ev0, E, self._event_shift(ms))
+            if j is None:
+                self.ev, self.evd = E[:, -1].copy(), Ed[:, -1].copy()
+                self._advance_to(tb, tgrid, X.T, Xd.T)
+                h = min(4.0 * T, h_max)
+                continue
+            ta = self.t + T * j / K
+            xa = self.x if j == 0 else X[:, j - 1].copy()
+            ea = ev0 if j == 0 else E[:, j - 1]
+            eda = self.evd if j == 0 else Ed[:, j - 1]
+            t_e, x_e, e_e, which = self._locate(ta, xa, ea, eda, tgrid[j], X[:, j], E[:, j],
+                                                Ed[:, j], fired)
+            xd_e = self._xdot(x_e, t_e)
+            self._advance_to(t_e, list(tgrid[:j]) + [t_e], list(X.T[:j]) + [x_e],
+                             list(Xd.T[:j]) + [xd_e], final_sample=False)
+            self.ev = e_e
+            self.record()
+            self._handle(which)
+            self.x = self.project_closed(self.x, self.t, self.mode)
+            self.record()
+            self._refresh()
+            dt_ev = self.t - last_event_t
+            last_event_t = self.t
+            h = min(max(dt_ev, 64 * h_min), h_max)
+            if len(self.events) > self.max_events:
+                raise SolverError(f"{self.system.name}: more than {self.max_events} events by "
+                                  f"t = {self.t:.12g} (chattering contacts?); raise max_events "
+                                  "or use method='auto' / 'timestepping'")
+            if monitor is not None and monitor(self):
+                return "monitor"
+        return "done"
+
+
+    def _refresh(self):
+        """Event values, their rates and ``x'`` of the current mode at the current state."""
+        self._update_dref()
+        out = self.calls(self.mode)[2](self.x, self.t, self.P(self.t, 0.0))
+        self.xd, self.ev, self.evd = out[0].ravel(), out[2].ravel(), out[3].ravel()
+
+    def _xdot(self, x, t):
+        return self.calls(self.mode)[2](x, t, self.P(t, 0.0))[0].ravel()
+
+    def _advance_to(self, tb, ts, Xs, Xds, final_sample=True):
+        """Move to ``tb`` along samples ``(ts, Xs, Xds)``; record the output times passed."""
+        t0, x0, xd0 = self.t, self.x, self.xd
+        ot = self.out_times
+        k = self.k_out
+        pts_t = [t0] + list(ts)
+        pts_x = [x0] + list(Xs)
+        pts_d = [xd0] + list(Xds)
+        k_end = int(np.searchsorted(ot, tb * (1 + 1e-15) + 1e-300, side="right"))
+        if final_sample and k_end > k and ot[k_end - 1] >= tb:
+            k_end -= 1           # recorded below as the window end
+        if k_end > k:
+            to = ot[k:k_end]
+            if len(pts_t) == 1:
+                xo = np.repeat(np.asarray(x0, float)[None, :], to.size, axis=0)
+            else:
+                pt = np.asarray(pts_t)
+                seg = np.clip(np.searchsorted(pt, to, side="left") - 1, 0, pt.size - 2)
+                PX, PD = np.asarray(pts_x, float), np.asarray(pts_d, float)
+                ta, dt = pt[seg], pt[seg + 1] - pt[seg]
+                sv = np.where(dt > 0, np.clip((to - ta) / np.where(dt > 0, dt, 1.0), 0.0, 1.0),
+                              0.0)[:, None]
+                dtc = dt[:, None]
+                xo = ((2 * sv ** 3 - 3 * sv ** 2 + 1) * PX[seg]
+                      + (sv ** 3 - 2 * sv ** 2 + sv) * dtc * PD[seg]
+                      + (-2 * sv ** 3 + 3 * sv ** 2) * PX[seg + 1]
+                      + (sv ** 3 - sv ** 2) * dtc * PD[seg + 1])
+            self._note_dref(len(self.samples_t))
+            self.samples_t.extend(float(v) for v in to)
+            self.samples_x.extend(xo)
+            self.samples_mode.extend([self.mode] * to.size)
+            k = k_end
+        self.t = float(tb)
+        if len(pts_t) > 1:
+            self.x, self.xd = np.array(pts_x[-1], float), np.array(pts_d[-1], float)
+        hit = k < ot.size and abs(ot[k] - tb) <= 1e-15 * max(1.0, abs(tb)) + 1e-300
+        if final_sample and hit:
+            self.record()
+            k += 1
+        self.k_out = k
+        if self.pending is not None and self.pending[0] <= tb * (1 + 1e-15):
+            self._record_pending()
+
+
+    # ---------------------------------------------------------------- event location
+    def _event_shift(self, ms):
+        """Shift of the functions that start non-positive (see location.first_crossing):
+        ``gap_tol`` for gaps, 1e-8 otherwise."""
+        sh = ms.__dict__.get("_shift")
+        if sh is None or sh[0] != self.gap_tol:
+            sh = ms._shift = (self.gap_tol, np.array([self.gap_tol if kd == "gap" else 1e-8
+                                                      for _, kd in ms.desc]))
+        return sh[1]
+
+    def _locate(self, ta, xa, ea, eda, tb, xb, eb, edb, fired):
+        """Earliest event in ``(ta, tb]`` (:func:`.location.locate`) by re-integrations of
+        the current mode from ``(ta, xa)``; returns ``(t, x, e, which)``, ``which`` the
+        ``(contact, kind)`` of every function that fired."""
+        shoot_f = self.calls(self.mode)[1]
+
+        def shoot(tc):
+            xc, ec, edc = shoot_f(xa, self.P(ta, tc - ta))
+            self.n_shoots += 1
+            return xc.ravel(), ec.ravel(), edc.ravel()
+
+        tol = self.event_tol * max(1.0, abs(tb))
+        t_e, x_e, e_e, ks = locate(shoot, ta, xa, ea, tb, xb, eb, fired, eda, edb, self.off,
+                                   tol)
+        desc = self.modeset(self.mode).desc
+        return t_e, x_e, e_e, [desc[k] for k in ks]

@@ -1,0 +1,106 @@
+r"""Impacts: the velocity jump at a gap event, and the mode after it.
+
+At a gap event the contacts that touch form the impact problem in contact space
+(:meth:`ModeLogic.contact_space`): pre-impact contact velocities ``v^-``, Delassus matrix
+``D``, Newton's restitution ``e_n`` (``e_t`` tangential) and Coulomb friction ``mu``; the
+C kernel (:func:`mechdae.contact.kernels.impact`) gives the impulses ``P`` and
+``u^+ = u^- + M_c W_c^T P``. When Newton's law with friction would gain energy (Kane's
+paradox) the energy-limited law is used (:mod:`mechdae.contact.energetic`). The contacts
+left with ``v_n^+ <= vel_tol`` go to the contact-force problem (:meth:`ModeLogic.decide`);
+accumulations of impacts are decided in :mod:`.accumulation`.
+"""
+import numpy as np
+
+from ...errors import SolverError
+from ..result import Event
+from .phase import OPEN
+
+__all__ = ["ImpactLogic"]
+
+
+class ImpactLogic:
+    """Impact resolution of the event engine (a part of ``EventEngine``)."""
+
+    def do_impact(self, x, t, mode, trigger):
+        """Resolve the impact at ``t``; returns the new (mode, x)."""
+        from ...contact.kernels import impact
+        nq, nu = self.nq_nu()
+        tm = self.terms(x, t)
+        u = x[nq:nq + nu]
+        idx = self.touching(tm, u, mode)
+        for i in trigger:
+            if i not in idx:
+                idx.append(i)
+        idx.sort()
+        Wc, MW, D, b = self.contact_space(tm, idx)
+        d = self.dim
+        vm = self.velocities(tm, idx, u)
+        approaching = [a for a in range(len(idx)) if vm[a * d] < -self.vel_tol]
+        if not approaching:
+            return self.decide(x, t, idx, mode, cause="grazing")
+        E0 = tm["E"]
+        e_n = self.e_n[idx].copy()
+        # an accumulation resolved out: plastic at the contacts it closes (see accumulation)
+        closing, snap = self.accumulations(t, idx, approaching, vm, b, e_n)
+        imp = impact(D, vm, e_n=e_n, e_t=self.e_t[idx], mu=self.mu[idx], dim=d,
+                     all_solutions=True, energy="report")
+        if imp.status == "inconsistent":
+            raise SolverError(f"t = {t:.12g}: the impact problem at contacts "
+                              f"{[self.names[i] for i in idx]} has no consistent solution")
+        fallback = None
+        if imp.status == "energy_gain":          # Kane's paradox: see contact/energetic.py
+            fallback = self._energy_fallback(t, idx, D, vm, e_n, imp)
+            imp = fallback.pop("solution")
+        x = x.copy()
+        x[nq:nq + nu] = u + MW @ imp.P
+        E1 = self.energy(x, t)
+        vp = imp.v_plus
+        extra = dict(status=imp.status, modes=dict(zip([self.names[i] for i in idx], imp.modes)))
+        if fallback is not None:
+            extra["law"] = "energy-limited"
+            extra["restitution_scale"] = fallback["scale"]
+            self.events.append(Event(t, self.names[idx[approaching[0]]], "energy_fallback",
+                                     None, E0, E1, energy_newton=E0 + fallback["dT_newton"],
+                                     **fallback))
+        if imp.status == "ambiguous" and imp.solutions:
+            extra["solutions"] = [dict(P=s.P.tolist(), modes=s.modes) for s in imp.solutions]
+        for a, i in enumerate(idx):
+            Pa = imp.P[a * d:a * d + 1 + self.nt[i]]
+            if Pa[0] > 0 or a in approaching:
+                self.events.append(Event(t, self.names[i], "impact", Pa.copy(), E0, E1,
+                                         v_minus=vm[a * d:a * d + 1 + self.nt[i]].copy(),
+                                         v_plus=vp[a * d:a * d + 1 + self.nt[i]].copy(),
+                                         **extra))
+        for a, i in enumerate(idx):
+            if vp[a * d] <= self.vel_tol and a not in closing:
+                self.impact_log[i].clear()
+        cand = [i for a, i in enumerate(idx) if vp[a * d] <= self.vel_tol]
+        new, x = self.decide(x, t, cand, mode, cause="impact")
+        if snap:
+            return self._snap_to_rest(x, t, new, idx, E1)
+        for a, (t_inf, r, reason) in closing.items():
+            i = idx[a]
+            self.impact_log[i].clear()
+            if new[i] != OPEN:
+                v_reb = self.e_n[i] * abs(vm[a * d])
+                tail = v_reb ** 2 / (2 * max(abs(b[a * d]), 1e-300))
+                self.pending = (max(t_inf, t), i, dict(
+                    ratio=r, t_detect=t, reason=reason, tail_height=tail, mode=new[i],
+                    impulse_close=imp.P[a * d:a * d + 1 + self.nt[i]].copy()))
+        return new, x
+
+    def _energy_fallback(self, t, idx, D, vm, e_n, imp):
+        """Newton's law would gain energy: raise (``energy_gain="raise"``) or solve with the
+        energy-limited law (:mod:`mechdae.contact.energetic`)."""
+        from ...contact.energetic import impact_no_gain
+        from ...contact.kernels import EnergyGainError
+        names = [self.names[i] for i in idx]
+        gain = max(s.energy_change for s in (imp.solutions or [imp]))
+        if self.energy_gain == "raise":
+            raise EnergyGainError(f"t = {t:.12g}: Newton's impact law at contacts {names} would "
+                                  f"increase the kinetic energy by {gain:.6g} J although "
+                                  f"e_n, e_t <= 1 (Kane's paradox; energy_gain='fallback' "
+                                  "uses the energy-limited law instead)", imp)
+        sol, scale = impact_no_gain(D, vm, e_n, self.e_t[idx], self.mu[idx], self.dim)
+        return dict(solution=sol, scale=float(scale), dT_newton=float(gain),
+                    dT=float(sol.energy_change), contacts=names)

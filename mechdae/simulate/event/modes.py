@@ -1,0 +1,341 @@
+r"""Mode logic: which contacts are closed, sticking or sliding after an event.
+
+At a lift-off, stop or cone event the new mode comes from the acceleration-level contact
+problem (:func:`mechdae.contact.kernels.contact_forces`) on the contacts that touch, posed
+in contact space: the rows ``W_c`` of the touching contacts, the Delassus matrix
+``D = W_c M_c W_c^T`` and the free contact accelerations ``b`` (``M_c`` the inverse mass
+restricted by the bilateral constraints, :meth:`ModeLogic.contact_space`). Painlevé
+inconsistencies raise or are resolved by an impact without collision; closed contacts are
+projected onto their surfaces (:meth:`ModeLogic.project_closed`).
+
+:class:`ModeLogic` is a part of :class:`mechdae.simulate.event.EventEngine` (it uses the
+engine's ``terms``, ``energy``, ``events`` and contact data).
+"""
+import math
+
+import numpy as np
+
+from ...errors import PainleveError, SolverError
+from ..result import Event
+from .phase import OPEN, CLOSED, STICK, SLIDE_POS, SLIDE_NEG, SLIDE_2D, SLIDING
+
+__all__ = ["ModeLogic"]
+
+
+def _psolve(A, b, rcond=1e-12):
+    """``A^+ b`` for a symmetric positive semidefinite ``A`` (redundant contact rows)."""
+    return np.linalg.pinv(A, rcond=rcond, hermitian=True) @ b
+
+
+class ModeLogic:
+    """Contact-space assembly, mode decisions and projections of the event engine."""
+
+    def nq_nu(self):
+        return self.system.nq, self.system.nu
+
+    def vn(self, tm, i, u):
+        """Relative normal velocity ``w_n^T u + w`` of contact ``i``."""
+        o = self.offs[i]
+        return tm["W"][o] @ u + tm["Wt"][o]
+
+    def velocities(self, tm, idx, u):
+        """Padded relative contact velocities ``W u + Wt`` of the contacts ``idx``."""
+        rows = self._rows(idx)
+        v = np.zeros(len(idx) * self.dim)
+        v[rows[0]] = tm["W"][rows[1]] @ u + tm["Wt"][rows[1]]
+        return v
+
+    def _rows(self, idx):
+        """``(padded positions, rows of W)`` of the contacts ``idx``."""
+        key = tuple(idx)
+        memo = self.__dict__.setdefault("_rows_memo", {})
+        got = memo.get(key)
+        if got is None:
+            d = self.dim
+            dst = [a * d + j for a, i in enumerate(idx) for j in range(1 + self.nt[i])]
+            src = [self.offs[i] + j for i in idx for j in range(1 + self.nt[i])]
+            got = memo[key] = (np.array(dst, int), np.array(src, int))
+        return got
+
+    def contact_space(self, tm, idx):
+        r"""Contact space of the contacts ``idx`` (rows padded to ``dim`` per contact).
+
+        Returns
+        -------
+        Wc : (n dim, nu) array
+            Contact rows.
+        MW : (nu, n dim) array
+            ``M_c W_c^T``, with ``M_c = M^{-1} - M^{-1} C^T S^+ C M^{-1}`` the inverse mass
+            restricted by the bilateral constraints (``S = C M^{-1} C^T``): a velocity
+            jump from contact impulses ``P`` is ``MW P``.
+        D : (n dim, n dim) array
+            Delassus matrix ``W_c M_c W_c^T``.
+        b : (n dim,) array
+            Free contact accelerations ``W_c u'_0 + \dot W_c u``.
+        """
+        M, h, C, rc = tm["M"], tm["h"], tm["C"], tm["rc"]
+        nu = M.shape[0]
+        dst, src = self._rows(idx)
+        n = len(idx) * self.dim
+        Wc = np.zeros((n, nu))
+        Wc[dst] = tm["W"][src]
+        Wdc = np.zeros(n)
+        Wdc[dst] = tm["Wd"][src]
+        nC = C.shape[0] if C.size else 0
+        # one factorization: M^-1 [h, C^T, W_c^T]
+        X = np.linalg.solve(M, np.column_stack([h] + ([C.T] if nC else []) + [Wc.T]))
+        Mih, MiCt, MiW = X[:, 0], X[:, 1:1 + nC], X[:, 1 + nC:]
+        if nC:
+            Sp = np.linalg.pinv(C @ MiCt, rcond=1e-10, hermitian=True)
+            MW = MiW - MiCt @ (Sp @ (MiCt.T @ Wc.T))
+            ud0 = Mih + MiCt @ (Sp @ (rc - C @ Mih))
+        else:
+            MW, ud0 = MiW, Mih
+        D = Wc @ MW
+        D = 0.5 * (D + D.T)
+        return Wc, MW, D, Wc @ ud0 + Wdc
+
+    def touching(self, tm, u, mode):
+        g = tm["gap"]
+        return [i for i in range(self.nc) if mode[i] != OPEN or g[i] <= self.gap_tol]
+
+    def decide(self, x, t, candidates, mode, record=True, cause=None, tol=1e-9):
+        """New mode for contacts in ``candidates`` from the contact-force problem."""
+        from ...contact.kernels import contact_forces, impact
+        nq, nu = self.nq_nu()
+        tm = self.terms(x, t)
+        u = x[nq:nq + nu]
+        new = list(mode)
+        for i in range(self.nc):
+            if i not in candidates:
+                new[i] = OPEN
+        idx = []
+        for i in candidates:
+            if self.vn(tm, i, u) > self.vel_tol:
+                new[i] = OPEN
+            else:
+                idx.append(i)
+        if not idx:
+            return "".join(new), x
+        Wc, MW, D, b = self.contact_space(tm, idx)
+        d = self.dim
+        vc = self.velocities(tm, idx, u)
+        vt = np.concatenate([vc[a * d + 1:a * d + d] for a in range(len(idx))])
+        mu = self.mu[idx]
+        sol = contact_forces(D, b, vt, mu, dim=d, slide_tol=self.vel_tol, tol=tol)
+        if sol.status == "inconsistent":
+            U, Fv, who = self._painleve_numbers(D, b, vt, mu, idx)
+            msg = (f"Painlevé inconsistency at t = {t:.12g}: contact '{who}' sliding with "
+                   f"U = {U:.6g}, F = {Fv:.6g} (normal acceleration U lam_n + F has no "
+                   "solution lam_n >= 0); pass painleve='impact' to resolve it by an impact "
+                   "without collision")
+            if self.painleve != "impact":
+                err = PainleveError(msg)
+                err.t, err.contact, err.U, err.F = t, who, U, Fv
+                raise err
+            E0 = self.energy(x, t)
+            v_minus = vc.copy()
+            for a in range(len(idx)):
+                v_minus[a * d] = min(v_minus[a * d], 0.0)
+            imp = impact(D, v_minus, e_n=0.0, e_t=self.e_t[idx], mu=mu, dim=d,
+                         energy="report", all_solutions=True)
+            sols = imp.solutions or [imp]
+            # P = 0 is always consistent at zero normal speed: take the impulsive solution
+            imp = max(sols, key=lambda sl: float(np.sum(sl.P[0::d])))
+            if not np.sum(imp.P[0::d]) > 0:
+                err = PainleveError(msg + " (the impact problem has no impulsive solution)")
+                err.t, err.contact, err.U, err.F = t, who, U, Fv
+                raise err
+            x = x.copy()
+            x[nq:nq + nu] = u + MW @ imp.P
+            self.events.append(Event(t, who, "painleve", imp.P, E0, self.energy(x, t),
+                                     U=U, F=Fv, modes=imp.modes))
+            self.zero_steps += 1
+            if self.zero_steps > 20:
+                raise SolverError(f"t = {t:.12g}: impact without collision did not resolve "
+                                  f"the Painlevé inconsistency at '{who}'")
+            return self.decide(x, t, candidates, mode, record, cause)
+        chosen = sol.solutions[0]
+        extra = {}
+        if sol.status == "indeterminate":
+            # several consistent contact modes: take the one with the least normal force
+            norms = [float(np.sum(s.lam[0::d])) for s in sol.solutions]
+            chosen = sol.solutions[int(np.argmin(norms))]
+            extra["indeterminate"] = [s.modes for s in sol.solutions]
+        rest_rows = []
+        for a, i in enumerate(idx):
+            m = chosen.modes[a]
+            if m == "separate":
+                new[i] = OPEN
+            elif self.mu[i] == 0 or self.nt[i] == 0:
+                new[i] = CLOSED
+            elif m == "stick":
+                new[i] = STICK
+            elif self.nt[i] == 2:
+                new[i] = SLIDE_2D
+                v2 = vt[(d - 1) * a:(d - 1) * a + 2]
+                if np.hypot(*v2) <= self.vel_tol:
+                    # from rest: against the friction force of the contact problem's
+                    # solution (accurate where a_t ~ 0, just past a friction-cone exit)
+                    v2 = -chosen.lam[a * d + 1:a * d + 3]
+                    if not np.hypot(*v2) > 0:
+                        v2 = chosen.acc[a * d + 1:a * d + 3]
+                    rest_rows += [a * d + 1, a * d + 2]
+                n = float(np.hypot(*v2))
+                self.dref[2 * i:2 * i + 2] = v2 / n if n > 0 else 0.0
+            else:
+                v = vt[a] if self.nt[i] == 1 else 0.0
+                if abs(v) <= self.vel_tol:
+                    v = chosen.acc[a * d + 1]
+                new[i] = SLIDE_POS if v > 0 else SLIDE_NEG
+        if rest_rows:
+            # a spatial slide from rest: remove the residual tangential speed (below
+            # vel_tol, least kinetic-energy change) so that it starts along a_t exactly
+            vv = vc[rest_rows]
+            x = np.array(x, float)
+            x[nq:nq + nu] = u - MW[:, rest_rows] @ _psolve(D[np.ix_(rest_rows, rest_rows)], vv)
+        new = "".join(new)
+        if record:
+            for i in range(self.nc):
+                old, nw = mode[i], new[i]
+                if old == nw:
+                    continue
+                if nw == OPEN and old != OPEN:
+                    kind = "liftoff"
+                elif nw == STICK:
+                    kind = "stick"
+                elif nw in SLIDING and old in (STICK, CLOSED, OPEN) + SLIDING:
+                    kind = "slide"
+                elif nw == CLOSED:
+                    kind = "close"
+                else:
+                    kind = "mode"
+                E = self.energy(x, t)
+                self.events.append(Event(t, self.names[i], kind, None, E, E, mode=nw, **extra))
+        return new, x
+
+    def _painleve_numbers(self, D, b, vt, mu, idx):
+        d = self.dim
+        best = (math.nan, math.nan, self.names[idx[0]])
+        for a, i in enumerate(idx):
+            if self.nt[i] != 1 or abs(vt[a]) <= self.vel_tol:
+                continue
+            s = np.sign(vt[a])
+            U = D[a * d, a * d] - mu[a] * s * D[a * d, a * d + 1]
+            Fv = b[a * d]
+            best = (float(U), float(Fv), self.names[i])
+            if U < 0:
+                break
+        return best
+
+
+    def project_closed(self, x, t, mode, gap_max=1e-6):
+        """Put the closed contacts of ``mode`` exactly on their surfaces.
+
+        Positions: Gauss-Newton steps ``q += N(q) dxi``, ``dxi = -M_c W_n^T D_n^+ g``
+        (``M_c`` the inverse mass restricted by the bilateral constraints) until the gaps
+        vanish; speeds: ``u -= M_c W_v^T (W_v M_c W_v^T)^+ W_v u`` with ``W_v`` the normal rows
+        (and tangential rows of sticking contacts) — the least kinetic-energy change. The
+        residuals removed are those of event location (a gap of ``v dt_event``, speeds below
+        ``vel_tol``); the Baumgarte transient they would start costs the integrator many
+        steps. Returns ``x`` unchanged when a gap exceeds ``gap_max``.
+        """
+        idx = [i for i in range(self.nc) if mode[i] != OPEN]
+        if not idx:
+            return x
+        nq, nu = self.nq_nu()
+        d = self.dim
+        y = np.array(x, float)
+        for _ in range(4):
+            tm = self.terms(y, t)
+            g = tm["gap"][idx]
+            if np.max(np.abs(g)) > gap_max:
+                return x
+            if np.max(np.abs(g)) <= 1e-15:
+                break
+            _, MW, D, _ = self.contact_space(tm, idx)
+            dxi = -MW[:, 0::d] @ _psolve(D[0::d, 0::d], g)
+            Nq = np.array(self.system.functions["N"](y[:nq], self.pv))
+            y[:nq] = y[:nq] + Nq @ dxi
+        tm = self.terms(y, t)
+        _, MW, D, _ = self.contact_space(tm, idx)
+        rows = []
+        for a, i in enumerate(idx):
+            rows.append(a * d)
+            if mode[i] == STICK:
+                rows.extend(range(a * d + 1, a * d + 1 + self.nt[i]))
+        u = y[nq:nq + nu]
+        vv = self.velocities(tm, idx, u)[rows]
+        if np.max(np.abs(vv)) > 0:
+            y[nq:nq + nu] = u - MW[:, rows] @ _psolve(D[np.ix_(rows, rows)], vv)
+        return y
+
+    def _handle(self, which):
+        kinds = {kd for _, kd in which}
+        if "gap" in kinds:
+            trig = [i for i, kd in which if kd == "gap"]
+            self.mode, self.x = self.do_impact(self.x, self.t, self.mode, trig)
+        elif self._renew_directions(which):
+            pass
+        else:
+            nq, nu = self.nq_nu()
+            tm = self.terms(self.x, self.t)
+            touch = self.touching(tm, self.x[nq:nq + nu], self.mode)
+            old = self.mode
+            self.mode, self.x = self.decide(self.x, self.t, touch, self.mode)
+            if self.mode == old:
+                # located just past the crossing, the violation can be below the kernel's
+                # tolerance: decide again with a tight one, then a hair later
+                self.mode, self.x = self.decide(self.x, self.t, touch, self.mode, tol=1e-14)
+            for delta in (1e-10, 1e-9, 1e-8):
+                if self.mode != old:
+                    break
+                dt = delta * max(1.0, abs(self.t))
+                x1 = self.calls(old)[1](self.x, self.P(self.t, dt))[0].ravel()
+                new, x1 = self.decide(x1, self.t + dt, touch, old, tol=1e-14)
+                if new != old:
+                    self.t, self.x, self.mode = self.t + dt, x1, new
+            if self.mode == old:
+                # a transition the contact problem does not confirm (round-off at a
+                # tangency): count it and continue
+                self.zero_steps += 1
+                if self.zero_steps > 50:
+                    raise SolverError(f"{self.system.name}: no progress at t = {self.t:.12g} "
+                                      f"(events {which} keep firing in mode {old!r})")
+                return
+        self.zero_steps = 0
+
+    def _renew_directions(self, which):
+        """Spatial sliding whose direction turned by 60 degrees (``vt`` events of ``s``
+        contacts still sliding): renew the reference directions, no mode change."""
+        if not which or any(kd != "vt" or i < 0 or self.mode[i] != SLIDE_2D
+                            for i, kd in which):
+            return False
+        nq, nu = self.nq_nu()
+        tm = self.terms(self.x, self.t)
+        u = self.x[nq:nq + nu]
+        for i, _ in which:
+            o = self.offs[i]
+            if not np.hypot(*(tm["W"][o + 1:o + 3] @ u + tm["Wt"][o + 1:o + 3])) > 10 * self.vel_tol:
+                return False
+        self._update_dref()
+        return True
+
+
+    def _update_dref(self):
+        """Reference directions of the spatial sliding contacts: ``v_t / |v_t|`` where
+        ``|v_t| > vel_tol`` (kept otherwise: a slide starting from rest keeps the direction
+        the contact problem gave it)."""
+        if SLIDE_2D not in self.mode:
+            return
+        nq, nu = self.nq_nu()
+        tm = self.terms(self.x, self.t)
+        u = self.x[nq:nq + nu]
+        for i, mo in enumerate(self.mode):
+            if mo != SLIDE_2D:
+                continue
+            o = self.offs[i]
+            vt = tm["W"][o + 1:o + 3] @ u + tm["Wt"][o + 1:o + 3]
+            n = float(np.hypot(*vt))
+            if n > self.vel_tol:
+                self.dref[2 * i:2 * i + 2] = vt / n

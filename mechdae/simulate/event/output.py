@@ -1,0 +1,66 @@
+r"""Result building of the event engine: the recorded samples, events and contact forces.
+
+The engine records states at the output times and before/after each event
+(``samples_t``, ``samples_x``, ``samples_mode``); the Result gets the usual
+post-processing (:func:`mechdae.simulate.smooth.postprocess`), the events in time order,
+the contact forces ``[lambda_n, lambda_t...]`` of the mode in force at each sample
+(:meth:`.phase.ModeSet.forces`, one cached map per mode) and the modes.
+"""
+import time as _time
+
+import numpy as np
+
+from ..smooth import postprocess
+from .phase import OPEN, SLIDE_2D
+
+__all__ = ["build_result", "contact_force_arrays"]
+
+
+def contact_force_arrays(engine):
+    """Contact forces ``[lambda_n, lambda_t...]`` per contact at every recorded sample."""
+    eng = engine
+    N = len(eng.samples_t)
+    out = {n: np.zeros((N, 1 + nt)) for n, nt in zip(eng.names, eng.nt)}
+    log = eng.dref_log
+    starts = np.array([k for k, _ in log], int)
+    modes = eng.samples_mode
+    by_mode = {}
+    for k, m in enumerate(modes):
+        j = -1
+        if m is not None and SLIDE_2D in m and starts.size:
+            j = int(np.searchsorted(starts, k, side="right")) - 1
+        by_mode.setdefault((m, j), []).append(k)
+    X_all = np.asarray(eng.samples_x, float)
+    t_all = np.asarray(eng.samples_t, float)
+    for (m, j), ks in by_mode.items():
+        if m is None:
+            for n in eng.names:
+                out[n][ks] = np.nan
+            continue
+        if all(mo == OPEN for mo in m):
+            continue                             # no contact closed: zero forces
+        ms = eng.modeset(m)
+        P0 = eng.P(0.0, 0.0)
+        if eng.nc:
+            # spatial sliding: the reference directions in force at these samples
+            P0[-2 * eng.nc:] = log[j][1] if j >= 0 else 0.0
+        lam = ms.forces(X_all[ks].T, t_all[ks], P0)
+        for i, n in enumerate(eng.names):
+            o = eng.offs[i]
+            out[n][ks] = lam[o:o + 1 + eng.nt[i]].T
+    return out
+
+
+def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
+    """Result from an engine's samples (events included, contact forces attached)."""
+    ts = np.array(engine.samples_t)
+    X = np.array(engine.samples_x).T
+    stats = dict(stats)
+    stats.update(n_windows=engine.n_windows, n_shoots=engine.n_shoots,
+                 modes=sorted({m for m in engine.samples_mode if m is not None}))
+    res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report,
+                      events=sorted(engine.events, key=lambda e: e.t))
+    res.contact_forces = contact_force_arrays(engine)
+    res.modes = list(engine.samples_mode)
+    res.stats["wall_time"] = _time.perf_counter() - wall0
+    return res
