@@ -4,6 +4,7 @@
     mechdae lcp FILE [--method lemke|pgs|...]     solve an LCP stored in a text file
     mechdae run MODEL.py [--t-final T] [--plot out.png] [-p name=value ...]
     mechdae regions MODEL.py [--f 0.5] [--out map.png]   impact outcome map (seed 000)
+    mechdae sweep MODEL.py -p name=lo:hi:n ... [--out results.parquet]   parameter sweep
 """
 import argparse
 import sys
@@ -26,6 +27,8 @@ def _parser():
         run_cli.add_parser(sub)
     from .contact import _cli as contact_cli
     contact_cli.add_parser(sub)
+    from .sweep import _cli as sweep_cli
+    sweep_cli.add_parser(sub)
     return p
 
 

@@ -433,6 +433,19 @@ class System:
         return impact_batch(self, qs, vs, active=active, params=params, t=t, method=method,
                             **options)
 
+    def sweep(self, params=None, q0=None, v0=None, **options):
+        """Simulations over a grid or table of parameters and initial values: a pandas
+        DataFrame, one row per run, serially or on threads, processes or a Dask cluster
+        (see :func:`mechdae.sweep.sweep`)."""
+        from ..sweep import sweep
+        return sweep(self, params, q0, v0, **options)
+
+    def impact_sweep(self, q=None, v=None, params=None, **options):
+        """Impact problems over a grid or table of states and parameters: a pandas
+        DataFrame, one row per problem (see :func:`mechdae.sweep.impact_sweep`)."""
+        from ..sweep import impact_sweep
+        return impact_sweep(self, q, v, params, **options)
+
     def painleve(self, q, v, active=None, params=None, t=0.0, **options):
         """Painlevé classification (unique | inconsistent | indeterminate) of the contact
         problem at ``(q, v)`` (see :func:`mechdae.contact.assembly.painleve`)."""

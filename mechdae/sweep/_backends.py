@@ -1,0 +1,149 @@
+"""Where the chunks of a sweep run: serially, on threads, on processes, on a Dask cluster.
+
+Every backend takes chunks through one window of at most ``window`` chunks in flight, so
+a sweep of 10^6 light tasks never floods an executor or a scheduler. Threads (and the
+serial backend) use the System object itself; processes and Dask workers receive it
+pickled once (a process pool's initializer; a Dask ``scatter``) and keep it in a cache
+keyed by its content hash (:mod:`mechdae.sweep._tasks`).
+"""
+import concurrent.futures as cf
+import multiprocessing
+import os
+
+from . import _tasks
+
+__all__ = ["make_backend"]
+
+_SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
+
+
+def _is_dask_client(obj):
+    return type(obj).__module__.split(".")[0] == "distributed" and hasattr(obj, "scatter")
+
+
+class _Serial:
+    name = "serial"
+    workers = 1
+
+    def start(self, items):
+        self.objs = dict(items)
+
+    def submit(self, keys, idx, cols):
+        f = cf.Future()
+        (sk, pk) = keys
+        f.set_result(_tasks.run_chunk(sk, self.objs[sk], pk, self.objs[pk], idx, cols))
+        return f
+
+    def wait(self, pending):
+        return set(pending), set()
+
+    def cancel(self, pending):
+        pass
+
+    def close(self):
+        pass
+
+
+class _Pool(_Serial):
+    """A ``concurrent.futures`` executor: ours (closed at the end) or the caller's."""
+
+    def __init__(self, ex, name, own, pickled, workers):
+        self.ex, self.name, self.own, self.pickled = ex, name, own, pickled
+        self.workers = workers
+
+    def start(self, items):
+        self.objs = {k: (_tasks.dumps(o) if self.pickled else o) for k, o in items}
+
+    def submit(self, keys, idx, cols):
+        sk, pk = keys
+        return self.ex.submit(_tasks.run_chunk, sk, self.objs[sk], pk, self.objs[pk], idx, cols)
+
+    def wait(self, pending):
+        done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+        return done, rest
+
+    def cancel(self, pending):
+        for f in pending:
+            f.cancel()
+
+    def close(self):
+        if self.own:
+            self.ex.shutdown(wait=True, cancel_futures=True)
+
+
+class _Processes(_Pool):
+    """Our own pool of ``workers`` spawned processes; the objects go to each worker once,
+    by the pool's initializer."""
+
+    def __init__(self, workers):
+        super().__init__(None, "processes", True, True, workers)
+
+    def start(self, items):
+        payload = [(k, _tasks.dumps(o)) for k, o in items]
+        self.ex = cf.ProcessPoolExecutor(self.workers,
+                                         mp_context=multiprocessing.get_context("spawn"),
+                                         initializer=_tasks.install, initargs=(payload,))
+        self.objs = {k: None for k, _ in items}      # installed: tasks carry keys only
+
+
+class _Dask(_Serial):
+    """A ``dask.distributed.Client`` (or a scheduler address: a client of ours)."""
+
+    def __init__(self, client, own):
+        self.client, self.own, self.name = client, own, "dask"
+        self.workers = max(1, sum(client.nthreads().values()))
+
+    def start(self, items):
+        # pickled bytes, scattered once: a worker loads each object once (cache by key)
+        self.objs = {k: self.client.scatter(_tasks.dumps(o), hash=False) for k, o in items}
+
+    def submit(self, keys, idx, cols):
+        sk, pk = keys
+        return self.client.submit(_tasks.run_chunk, sk, self.objs[sk], pk, self.objs[pk],
+                                  idx, cols, pure=False)
+
+    def wait(self, pending):
+        from distributed import wait
+        res = wait(list(pending), return_when="FIRST_COMPLETED")
+        return set(res.done), set(res.not_done)
+
+    def cancel(self, pending):
+        if pending:
+            self.client.cancel(list(pending))
+
+    def close(self):
+        for f in self.objs.values():
+            f.release()
+        if self.own:
+            self.client.close()
+
+
+def make_backend(executor, workers=None):
+    """The backend for ``executor``: None / "serial", "threads", "processes", a
+    ``concurrent.futures.Executor``, a ``dask.distributed.Client`` or a scheduler address
+    (``"tcp://host:8786"``)."""
+    if workers is not None and (int(workers) != workers or workers < 1):
+        raise ValueError(f"sweep: workers must be a positive integer, got {workers!r}")
+    n = int(workers or os.cpu_count() or 1)
+    if executor is None or executor == "serial":
+        return _Serial()
+    if executor == "threads":
+        return _Pool(cf.ThreadPoolExecutor(n), "threads", True, False, n)
+    if executor == "processes":
+        return _Processes(n)
+    if isinstance(executor, cf.ThreadPoolExecutor):
+        return _Pool(executor, "threads", False, False, getattr(executor, "_max_workers", n))
+    if isinstance(executor, cf.Executor):
+        return _Pool(executor, "executor", False, True, getattr(executor, "_max_workers", n))
+    if _is_dask_client(executor):
+        return _Dask(executor, own=False)
+    if isinstance(executor, str) and (executor.startswith(_SCHEMES) or ":" in executor):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ImportError("a Dask scheduler address needs dask.distributed: pip install "
+                              "'mechdae[dist]'") from None
+        return _Dask(Client(executor), own=True)
+    raise ValueError(f"sweep: executor must be None, 'serial', 'threads', 'processes', a "
+                     f"concurrent.futures.Executor, a dask.distributed.Client or a scheduler "
+                     f"address ('tcp://host:8786'), got {executor!r}")

@@ -1,0 +1,249 @@
+"""The sweep driver: table of runs -> chunks -> backend -> DataFrame (and Parquet parts)."""
+import hashlib
+import math
+import time
+import uuid
+import weakref
+
+import numpy as np
+
+from ._backends import make_backend
+from ._outputs import describe, parse_outputs
+from ._table import RunTable
+from ._tasks import ImpactPlan, SimulatePlan
+
+__all__ = ["sweep", "impact_sweep", "content_hash"]
+
+_HASHES = weakref.WeakKeyDictionary()
+
+#: Largest chunk of simulations / impact problems in one task (runs).
+MAX_CHUNK = {"simulate": 64, "impact": 4096}
+
+
+def content_hash(system):
+    """Hash of what a System computes: its compiled CasADi Functions (serialized), names,
+    defaults, gains and contact laws. Equal for the same model compiled in two processes
+    (a pickle is not: it holds object ids); the key of a worker's cache and of a stored
+    sweep."""
+    h = _HASHES.get(system)
+    if h is None:
+        d = hashlib.sha256()
+        for k in sorted(system.functions):
+            d.update(k.encode())
+            d.update(system.functions[k].serialize().encode())
+        for attr in ("name", "q_names", "u_names", "v_names", "z_names", "p_names", "w_names",
+                     "contact_names", "contact_rows", "output_names"):
+            d.update(repr((attr, list(getattr(system, attr, []) or []))).encode()
+                     if attr != "name" else system.name.encode())
+        for attr in ("q_defaults", "u_defaults", "v_defaults", "p_defaults", "H", "K"):
+            d.update(np.ascontiguousarray(getattr(system, attr), dtype=float).tobytes())
+        d.update(repr([sorted((k, repr(v)) for k, v in c.items())
+                       for c in system.contacts]).encode())
+        d.update(repr(system.stabilization).encode())
+        h = _HASHES[system] = d.hexdigest()
+    return h
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError("a sweep returns a pandas DataFrame: pip install 'mechdae[io]'") \
+            from None
+    return pd
+
+
+def _check_names(system, plan, table):
+    """Unknown parameter or state names raise before anything runs (from row 0)."""
+    if not table.n:
+        return
+    try:
+        p, q, v = plan.arguments(table.chunk(np.arange(1)), 0)
+    except Exception:       # the state function fails on row 0: that row's error
+        p = dict(plan.fixed["params"], **{t: 0 for c, (k, t) in plan.route.items() if k == "p"})
+        q, v = plan.fixed["q0"], plan.fixed["v0"]
+    system.param_vector({k: 1.0 for k in p})
+    system.state_arrays({k: 0.0 for k in q}, {k: 0.0 for k in v})
+
+
+def _chunk_size(kind, chunk, n, workers):
+    if chunk is None:
+        per = 8 if kind == "simulate" else 4
+        return max(1, min(MAX_CHUNK[kind], math.ceil(n / (per * workers)) if n else 1))
+    if int(chunk) != chunk or chunk < 1:
+        raise ValueError(f"sweep: chunk must be a positive integer, got {chunk!r}")
+    return int(chunk)
+
+
+def _execute(system, table, plan, meta, executor, workers, chunk, out, progress):
+    pd = _pandas()
+    from .._progress import advance, running
+    from ._store import Store
+    t_start = time.perf_counter()
+    store = Store(out, meta) if out is not None else None
+    done = store.done if store is not None else None
+    todo = np.ones(table.n, bool)
+    if done is not None and len(done):
+        todo[done["run"].to_numpy(dtype=int)] = False
+    todo = np.flatnonzero(todo)
+    backend = make_backend(executor, workers)
+    size = _chunk_size(plan.kind, chunk, todo.size, backend.workers)
+    window = 1 if backend.name == "serial" else 2 * backend.workers
+    keys = (content_hash(system), f"plan-{uuid.uuid4().hex}")
+    frames, loads = [], 0
+    n_done = table.n - todo.size
+    chunks = (todo[i:i + size] for i in range(0, todo.size, size))
+    with running(f"sweep {system.name}", 0, table.n, progress, unit="run"):
+        advance(n_done)
+        pending = set()
+        try:
+            backend.start([(keys[0], system), (keys[1], plan)])
+
+            def fill():
+                while len(pending) < window:
+                    idx = next(chunks, None)
+                    if idx is None:
+                        return
+                    pending.add(backend.submit(keys, idx, table.chunk(idx)))
+
+            fill()
+            while pending:
+                finished, rest = backend.wait(pending)
+                pending.clear()
+                pending.update(rest)
+                for f in finished:
+                    r = f.result()
+                    idx = r["idx"]
+                    frame = pd.DataFrame(dict({"run": idx}, **table.chunk(idx), **r["out"]))
+                    frames.append(frame)
+                    if store is not None:
+                        store.add(frame)
+                    loads += r["loads"]
+                    n_done += len(idx)
+                    advance(n_done)
+                fill()
+        except BaseException:
+            backend.cancel(pending)
+            raise
+        finally:
+            if store is not None:
+                store.flush()
+            backend.close()
+    parts = ([done] if done is not None and len(done) else []) + frames
+    if parts:
+        df = pd.concat(parts, ignore_index=True).sort_values("run")
+    else:
+        df = pd.DataFrame({"run": np.zeros(0, int)})
+    df = df.set_index("run")
+    df.attrs["sweep"] = dict(backend=backend.name, workers=backend.workers, chunk=size,
+                             runs=table.n, ran=int(todo.size), resumed=table.n - int(todo.size),
+                             failed=int((df["status"] == "failed").sum()) if len(df) else 0,
+                             seconds=time.perf_counter() - t_start,
+                             loads=loads)
+    return df
+
+
+def _meta(kind, system, table, state, **spec):
+    return dict(kind=kind, system=content_hash(system), runs=table.n, inputs=table.digest(),
+                state=None if state is None else
+                f"{getattr(state, '__module__', '')}.{getattr(state, '__qualname__', '')}",
+                spec=repr(sorted((k, repr(v)) for k, v in spec.items())))
+
+
+def sweep(system, params=None, q0=None, v0=None, *, t_final, grid=None, samples=None,
+          state=None, outputs=None, method="auto", executor=None, workers=None, chunk=None,
+          out=None, progress=None, **options):
+    """Simulate ``system`` once per point of a grid or row of a table; one row per run.
+
+    Parameters
+    ----------
+    system : System
+    params, q0, v0 : dict, optional
+        By name: an array is a grid axis, a scalar a fixed value. Initial-value columns are
+        named ``"q0.<name>"`` / ``"v0.<name>"``.
+    t_final : float
+        End time of every run (s).
+    grid : dict name -> array, optional
+        More axes: parameter names, ``"q0.x"`` / ``"v0.x"``, or free variables of ``state``.
+    samples : pandas.DataFrame or dict of equal-length arrays, optional
+        One row per sample (columns named as in ``grid``); crossed with the grid axes.
+    state : callable, optional
+        ``state(**free_variables) -> (q0, v0)`` dicts by name, for columns that are
+        neither parameters nor initial values (e.g. a drop height mapped to a state).
+    outputs : dict name -> spec, list of specs, or None
+        Scalar summaries of each Result (see :mod:`mechdae.sweep._outputs`): ``"x"``,
+        ``"max(x)"``, ``"count(impact)"``, ``"first(liftoff, B)"``, ``"max_residual"``,
+        ``"energy_lost"``, or ``f(result)``. Default: the final coordinates and speeds and
+        the number of events.
+    method, **options
+        As :meth:`System.simulate` (``rtol``, ``atol``, ``output_times``, ...).
+    executor : None, "serial", "threads", "processes", Executor, dask Client or address
+        Where the runs go (see :mod:`mechdae.sweep`); ``workers`` sizes the pools of ours.
+    chunk : int, optional
+        Runs per task (default: about 8 tasks per worker, at most 64 runs).
+    out : path, optional
+        A directory of Parquet parts, written as runs finish; given again, the sweep runs
+        only the rows it does not hold yet.
+    progress : bool or None
+        A bar counting runs (None: when standard error is a terminal).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``run``; the input columns, the outputs, ``status`` (``"ok"`` or
+        ``"failed"``), ``error`` (the exception, ``""`` if none) and ``t_end`` (the time
+        reached: ``t_final``, or where a failed run stopped). ``df.attrs["sweep"]``: the
+        backend, chunk size, counts and wall time.
+
+    Examples
+    --------
+    >>> df = ball.sweep(params={"e": np.linspace(0.5, 0.9, 5)}, q0={"y": [1.0, 2.0]},
+    ...                 t_final=2.0, outputs={"impacts": "count(impact)"})  # doctest: +SKIP
+    """
+    table = RunTable(system, grid, samples, params, q0, v0, state)
+    parsed = parse_outputs(outputs, system)
+    plan = SimulatePlan(table, state, t_final, parsed, method, options)
+    _check_names(system, plan, table)
+    meta = _meta("simulate", system, table, state, t_final=float(t_final), method=method,
+                 outputs=describe(parsed), options=options)
+    return _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
+
+
+def impact_sweep(system, q=None, v=None, params=None, *, grid=None, samples=None, state=None,
+                 active=None, t=0.0, method="enum", executor=None, workers=None, chunk=None,
+                 out=None, progress=None, **options):
+    """Solve the impact problem of ``system`` at every point of a grid or row of a table.
+
+    Each task solves its chunk of rows with one :meth:`System.impact_batch` call (rows
+    one by one only when the chunk fails, so a failing row carries its own error).
+
+    Parameters
+    ----------
+    q, v, params : dict, optional
+        By name: an array is a grid axis, a scalar a fixed value; state columns are named
+        ``"q.<name>"`` / ``"v.<name>"``.
+    grid, samples, state
+        As in :func:`sweep`; ``state(**free_variables) -> (q, v)`` (called on arrays of a
+        chunk when it accepts them, else once per row), e.g. ``impact_state(alpha, gamma)``
+        of models/two_link_impact.py.
+    active, t, method, **options
+        As :meth:`System.impact_batch` (energy gains are reported as a status).
+    executor, workers, chunk, out, progress
+        As in :func:`sweep` (default chunk: about 4 tasks per worker, at most 4096 rows).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``run``; inputs; ``status`` (``"unique"``, ``"ambiguous"``,
+        ``"inconsistent"``, ``"energy_gain"`` or ``"failed"``), ``n_solutions``,
+        ``mode.<contact>`` (``"separate"``, ``"stick"``, ``"slide"``, ``"none"`` without a
+        solution, ``"inactive"`` for an open contact), ``P.<contact>.n`` / ``.t0`` ...
+        (impulses of the first solution), ``v_plus.<speed>``, ``energy_before``,
+        ``energy_after``, ``error``.
+    """
+    table = RunTable(system, grid, samples, params, q, v, state, prefixes=("q.", "v."))
+    plan = ImpactPlan(table, state, active, t, method, options)
+    _check_names(system, plan, table)
+    meta = _meta("impact", system, table, state, active=active, t=float(t), method=method,
+                 options=options)
+    return _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
