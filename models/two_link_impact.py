@@ -20,6 +20,11 @@ At impact ``th1 = +alpha``, ``th2 = -alpha`` (D ahead of O, x_D > x_O) and
 Contacts: ``D`` (gap y_D, tangent x_D, restitution 0, friction inf: D sticks after the
 impact) and ``B`` (gap y_B, tangent x_B, restitution 0, friction ``f``).
 
+``build(closure=True)`` declares D with ``friction_cone="closure"``: the modified impact
+model (5.2) of sec. 5 — D keeps ``x_D(+0) = 0`` while it may lift off with zero normal
+impulse (``E_1y = 0``), which gives the outcomes below gamma_5 (eqs. 5.3-5.13). It is an
+impact-only law: such a System answers ``impact`` / ``impact_batch``, not ``simulate``.
+
 Kinetic energy of a uniform rod with center c and angle th: ``m |c'|^2 / 2 + m l^2 th'^2 /
 24``; gravity ``g`` acts on both rod centers (irrelevant for the impact itself).
 """
@@ -37,8 +42,11 @@ SIMULATION = dict(
 )
 
 
-def build(l=1.0, m=1.0, f=0.5, g=9.81):
-    """Build the two-link mechanism; keyword arguments are parameter defaults."""
+def build(l=1.0, m=1.0, f=0.5, g=9.81, closure=False):
+    """Build the two-link mechanism; keyword arguments are parameter defaults.
+
+    ``closure=True``: contact D with the closed friction cone (sec. 5, eq. 5.2).
+    """
     model = md.Model("two_link_impact")
     xO, yO, th1, th2 = model.coordinates("xO yO th1 th2")
     l = model.parameter("l", l)
@@ -58,7 +66,8 @@ def build(l=1.0, m=1.0, f=0.5, g=9.81):
     model.potential_energy(V)
     xD, yD = xO + l * md.sin(th1), yO - l * md.cos(th1)
     xB, yB = xO + l * md.sin(th2), yO - l * md.cos(th2)
-    model.contact("D", gap=yD, tangent=xD, restitution=0.0, friction=math.inf)
+    model.contact("D", gap=yD, tangent=xD, restitution=0.0, friction=math.inf,
+                  friction_cone="closure" if closure else "coulomb")
     model.contact("B", gap=yB, tangent=xB, restitution=0.0, friction=f)
     return model
 

@@ -70,7 +70,7 @@ def paper_hypotheses(a, g):
     g1, g2, g3, g4 = gammas(a)
     g5 = g4 if a < math.asin(math.sqrt(2.0 / 3.0)) else g2
     if g < g5:
-        region = "0"          # below gamma_5: the impulse at D would be negative
+        region = "0"          # below gamma_5: E_1y < 0 under (2.2); sec. 5 uses (5.2)
     return dict(G=G, I=I, F=F, yB_leave=z2[1], E1y_leave=E1_leave[1], E2y_stay=E[3],
                 E1y_stay=E[1], region=region)
 
@@ -175,7 +175,9 @@ def test_regions_I_to_IV_match_fig5(sys_):
             big, small = 2.0 * r + 0.1, 0.5 * r
             out_b, modes_b = _classify_solver(sys_, a, g, big)
             out_s, modes_s = _classify_solver(sys_, a, g, small)
-            if reg == "0":      # no consistent impact (the paper excludes this zone)
+            if reg == "0":      # default law (D: mu = inf, Coulomb cone): no consistent
+                # impact below gamma_5. Sec. 5 treats this zone with the modified law (5.2),
+                # friction_cone="closure": tests/test_seed000_zone5.py
                 assert out_b.status == out_s.status == "inconsistent"
                 continue
             if reg == "IV":

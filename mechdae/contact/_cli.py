@@ -4,16 +4,25 @@ The model file must define ``impact_state(alpha, gamma) -> (q, v)`` (dicts by na
 models/two_link_impact.py does (seed 000). Every grid point is one impact problem; the
 whole grid is assembled with one mapped CasADi call and solved with one C call
 (``System.impact_batch``). Colors: no consistent impact, B leaves, B slides, B stays,
-several solutions (ambiguous).
+and, where several solutions coexist (solved again with ``all_solutions=True``), the set of
+outcomes (e.g. "stays | leaves", region IV of fig. 5). Hatched: every solution lifts another
+contact off (below gamma_5 with ``build(closure=True)``: D leaves the ground, sec. 5).
+``--build KEY=VALUE`` passes keyword arguments to the model's ``build()``.
 """
 import sys
 import time
 
 import numpy as np
 
-__all__ = ["add_parser", "regions", "region_map"]
+__all__ = ["add_parser", "regions", "region_map", "region_sets", "CLASSES", "SETS"]
 
 CLASSES = ("inconsistent", "leaves", "slides", "stays", "ambiguous")
+
+SETS = ("inconsistent", "leaves", "slides", "stays", "stays | leaves",
+        "stays | leaves | slides", "leaves | slides", "stays | slides")
+"""Outcome sets of :func:`region_sets` (the modes of the mapped contact over all solutions)."""
+
+_OUTCOME = {"separate": "leaves", "slide": "slides", "stick": "stays"}
 
 
 def add_parser(subparsers):
@@ -25,6 +34,9 @@ def add_parser(subparsers):
     p.add_argument("--contact", default="B", help="contact whose mode is mapped")
     p.add_argument("--n", type=int, default=200, help="grid points per axis")
     p.add_argument("--out", default="regions.png", help="PNG path")
+    p.add_argument("--build", action="append", default=[], metavar="KEY=VALUE",
+                   help="keyword argument of the model's build() (a Python literal), "
+                        "e.g. --build closure=True")
     p.set_defaults(func=regions)
     return p
 
@@ -42,12 +54,7 @@ def region_map(system, impact_state, f=0.5, n=200, contact="B", param="f"):
     alpha = np.linspace(0.01, np.pi / 2 - 0.01, n)
     gamma = np.linspace(-np.pi + 0.01, -0.01, n)
     A, G = np.meshgrid(alpha, gamma, indexing="ij")
-    try:        # vectorized impact_state (numpy in, dicts of arrays out)
-        qs, vs = impact_state(A.ravel(), G.ravel())
-    except TypeError:   # a scalar-only impact_state: one call per grid point
-        pts = [system.state_arrays(*impact_state(a, g))[:2] for a, g in zip(A.flat, G.flat)]
-        qs = np.array([p[0] for p in pts])
-        vs = np.array([p[1] for p in pts])
+    qs, vs = _states(system, impact_state, A, G)
     out = system.impact_batch(qs, vs, params={param: f}, energy="report")
     modes = out.mode(contact)
     cls = np.zeros(A.size, dtype=int)
@@ -59,15 +66,84 @@ def region_map(system, impact_state, f=0.5, n=200, contact="B", param="f"):
     return alpha, gamma, cls.reshape(n, n)
 
 
+def region_sets(system, impact_state, f=0.5, n=200, contact="B", param="f"):
+    """Every consistent outcome of the impact on an ``n x n`` grid of ``(alpha, gamma)``.
+
+    The grid is solved in one batch (``System.impact_batch``, first solution); the cells
+    with several solutions are solved again one by one with ``all_solutions=True``.
+
+    Returns
+    -------
+    alpha, gamma : ndarray (n,)
+    sets : ndarray of int (n, n)
+        Index into :data:`SETS`: the modes of ``contact`` over all solutions.
+    lifts : ndarray of bool (n, n)
+        Every solution lifts another contact off (mode ``"separate"``).
+    """
+    alpha = np.linspace(0.01, np.pi / 2 - 0.01, n)
+    gamma = np.linspace(-np.pi + 0.01, -0.01, n)
+    A, G = np.meshgrid(alpha, gamma, indexing="ij")
+    qs, vs = _states(system, impact_state, A, G)
+    out = system.impact_batch(qs, vs, params={param: f}, energy="report")
+    first = out.mode(contact)
+    others = [c for c in out.active if c != contact]
+    lifts = np.zeros(A.size, dtype=bool)
+    for c in others:
+        lifts |= out.mode(c) == "separate"
+    sets = np.array([SETS.index(_OUTCOME[m]) if m in _OUTCOME else 0 for m in first])
+    sets[out.status == "inconsistent"] = 0
+    for i in np.flatnonzero(out.status == "ambiguous"):
+        r = system.impact(qs[i], vs[i], all_solutions=True, params={param: f})
+        got = {_OUTCOME[s.modes[contact]] for s in r.solutions}
+        label = " | ".join(o for o in ("stays", "leaves", "slides") if o in got)
+        sets[i] = SETS.index(label) if label in SETS else 0
+        lifts[i] = all(any(s.modes[c] == "separate" for c in others) for s in r.solutions)
+    return alpha, gamma, sets.reshape(n, n), lifts.reshape(n, n)
+
+
+def _states(system, impact_state, A, G):
+    """States of the grid as arrays (N, nq), (N, nu) in System order."""
+    try:        # vectorized impact_state (numpy in, dicts of arrays out)
+        q, v = impact_state(A.ravel(), G.ravel())
+    except TypeError:   # a scalar-only impact_state: one call per grid point
+        pts = [system.state_arrays(*impact_state(a, g))[:2] for a, g in zip(A.flat, G.flat)]
+        return np.array([p[0] for p in pts]), np.array([p[1] for p in pts])
+    qs = np.tile(np.asarray(system.q_defaults, float), (A.size, 1))
+    vs = np.tile(np.asarray(system.u_defaults, float), (A.size, 1))
+    for j, k in enumerate(system.q_names):
+        if k in q:
+            qs[:, j] = q[k]
+    for j, k in enumerate(system.u_names):
+        c = system.speed_of.get(k, k)
+        if k in v or c in v:
+            vs[:, j] = v[k] if k in v else v[c]
+    return qs, vs
+
+
+def _build_kwargs(items):
+    import ast
+    kw = {}
+    for it in items:
+        key, sep, val = it.partition("=")
+        if not sep or not key.isidentifier():
+            raise ValueError(f"--build {it!r}: expected KEY=VALUE, e.g. --build closure=True")
+        try:
+            kw[key] = ast.literal_eval(val)
+        except (ValueError, SyntaxError):
+            kw[key] = val
+    return kw
+
+
 def regions(args, out=sys.stdout):
     """Execute ``mechdae regions``; returns the exit status."""
     from ..loader import load_module
     mod = load_module(args.model)
     if not hasattr(mod, "impact_state"):
         raise ValueError(f"{args.model}: the model file must define impact_state(alpha, gamma)")
-    system = mod.build().compile()
+    system = mod.build(**_build_kwargs(getattr(args, "build", []))).compile()
     t0 = time.perf_counter()
-    alpha, gamma, cls = region_map(system, mod.impact_state, args.f, args.n, args.contact)
+    alpha, gamma, cls, lifts = region_sets(system, mod.impact_state, args.f, args.n,
+                                           args.contact)
     dt = time.perf_counter() - t0
     try:
         import matplotlib
@@ -78,15 +154,23 @@ def regions(args, out=sys.stdout):
     except ImportError as exc:   # pragma: no cover
         raise ValueError("matplotlib is needed for the region map (pip install "
                          "mechdae[plot])") from exc
-    colors = ["#444444", "#4c9be8", "#f2a541", "#59c36a", "#d64550"]
+    colors = ["#444444", "#4c9be8", "#f2a541", "#59c36a", "#d64550", "#8e44ad", "#1abc9c",
+              "#c0a060"]
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     ax.pcolormesh(np.degrees(alpha), np.degrees(gamma), cls.T, cmap=ListedColormap(colors),
-                  vmin=-0.5, vmax=4.5, shading="nearest")
+                  vmin=-0.5, vmax=len(SETS) - 0.5, shading="nearest")
+    if lifts.any():       # another contact lifts off in every solution: hatched
+        ax.contourf(np.degrees(alpha), np.degrees(gamma), lifts.T.astype(float), levels=[0.5, 1.5],
+                    colors="none", hatches=["////"])
     ax.set_xlabel("alpha (deg)")
     ax.set_ylabel("gamma (deg)")
     ax.set_title(f"{system.name}: contact {args.contact}, f = {args.f:g}")
     from matplotlib.patches import Patch
-    handles = [Patch(color=c, label=l) for c, l in zip(colors, CLASSES)]
+    present = set(np.unique(cls).tolist())
+    handles = [Patch(color=c, label=l) for i, (c, l) in enumerate(zip(colors, SETS))
+               if i in present]
+    if lifts.any():
+        handles.append(Patch(facecolor="none", hatch="////", label="other contact lifts off"))
     if hasattr(mod, "boundary_curves"):     # the paper's closed-form boundaries, if given
         a = np.linspace(alpha[0], alpha[-1], 400)
         for (name, gam), style in zip(mod.boundary_curves(a).items(), ("-", "--", ":", "-.")):
@@ -98,6 +182,8 @@ def regions(args, out=sys.stdout):
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
     plt.close(fig)
-    counts = {c: int((cls == i).sum()) for i, c in enumerate(CLASSES)}
+    counts = {c: int((cls == i).sum()) for i, c in enumerate(SETS) if (cls == i).any()}
+    if lifts.any():
+        counts["other contact lifts off"] = int(lifts.sum())
     print(f"{args.out}: {cls.size} impacts in {dt * 1e3:.1f} ms; {counts}", file=out)
     return 0

@@ -75,7 +75,7 @@ import casadi as ca
 import numpy as np
 
 from .. import _threads
-from . import _contact, kernels
+from . import _contact, closure as _closure, kernels
 from .kernels import EnergyGainError, MODE_NAMES
 
 __all__ = ["contact_problem", "ContactProblem", "impact", "impact_batch", "contact_forces",
@@ -224,6 +224,7 @@ class _Assembler:
         self.start = [int(x) for x in starts[:-1]]
         # laws: floats, or expressions of the parameters
         self.laws = [c.get("law", "newton") for c in s.contacts]
+        self.closure = _closure.closure_mask(s.contacts, self.names)
         vals, sx = [], False
         for c in s.contacts:
             for key in ("restitution", "tangential_restitution", "friction"):
@@ -594,6 +595,8 @@ class ContactProblem:
         Speeds the problem was assembled at.
     energy : float
         Kinetic energy ``u^T M u / 2``.
+    closure : ndarray of bool (nc,)
+        Contacts with ``friction_cone="closure"`` (see :mod:`mechdae.contact.closure`).
     """
     contacts: list
     dim: int
@@ -614,6 +617,7 @@ class ContactProblem:
     gap: np.ndarray
     u: np.ndarray
     energy: float
+    closure: np.ndarray = None
 
     @property
     def nc(self):
@@ -746,7 +750,7 @@ def _problem_from(asm, out, ua, active, pv, gap_tol, kind="impact", vel_tol=None
         acc_free=out["acc"].ravel(), e_n=np.ascontiguousarray(e_n[sel]),
         e_t=np.ascontiguousarray(e_t[sel]), mu=np.ascontiguousarray(mu[sel]),
         law=[asm.laws[i] for i in idx], rows=rows, gap=gap, u=ua,
-        energy=float(out["T"].ravel()[0]))
+        energy=float(out["T"].ravel()[0]), closure=asm.closure[sel])
 
 
 # ------------------------------------------------------------------------------------ #
@@ -949,6 +953,25 @@ def _poisson_solutions(prob, method, all_solutions, tol):
     return s1.status, out
 
 
+def _closure_solutions(prob, method, all_solutions, tol):
+    """Impact with closed friction cones: the reduced inelastic problem (Schur complement
+    of the closure contacts' tangent rows, :mod:`mechdae.contact.closure`) solved by the
+    kernels, then every solution expanded to the full impulses and velocities."""
+    dim, cl = prob.dim, prob.closure
+    Dr, _, cr, K = _closure.reduce(prob.D, prob.v_minus, prob.e_n, prob.e_t, cl, dim,
+                                   prob.contacts)
+    mu = np.where(cl, 0.0, prob.mu)
+    zero = np.zeros(prob.nc)
+    s = kernels.impact(Dr, cr, zero, zero, mu, dim, method=method,
+                       all_solutions=all_solutions, tol=tol, energy="report")
+    sols = s.solutions if all_solutions else ([s] if np.isfinite(s.P).all() else [])
+    raw = []
+    for x in sols or []:
+        P, vp = _closure.expand(prob.D, prob.v_minus, x.P, K)
+        raw.append((P, vp, _closure.modes(P, cl, dim, x.modes)))
+    return s.status, raw
+
+
 def _outcome(system, prob, P, vplus_c, modes):
     du = prob.B @ P
     up = prob.u + du
@@ -1039,6 +1062,8 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
     asm = system.__dict__.get(_ASM_KEY)
     if asm is None:
         asm = _assembler(system)
+    if asm.closure.any():               # closed friction cones: the general path
+        return None
     try:
         ws = asm._tls.ws                # this thread's buffers
     except AttributeError:
@@ -1098,7 +1123,13 @@ def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise"):
                             np.zeros_like(u), prob)
     superelastic = bool((prob.e_n > 1).any() or (prob.e_t > 1).any())
     laws = set(prob.law)
-    if laws <= {"newton"}:
+    if prob.closure is not None and prob.closure.any():
+        if laws != {"newton"}:
+            raise NotImplementedError("impact: friction_cone='closure' is implemented for the "
+                                      "'newton' law; contacts "
+                                      f"{dict(zip(prob.contacts, prob.law))}")
+        status, raw = _closure_solutions(prob, method, all_solutions, tol)
+    elif laws <= {"newton"}:
         s = kernels.impact(prob.D, prob.v_minus, prob.e_n, prob.e_t, prob.mu, prob.dim,
                            method=method, all_solutions=all_solutions, tol=tol,
                            energy="report", allow_superelastic=superelastic)
@@ -1343,9 +1374,21 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     L = out["laws"][:, :, 0]                       # (N, 3 ncont): (e_n, e_t, mu) per contact
     e_n, e_t, mu = (np.ascontiguousarray(L[:, 3 * sel + j]) for j in range(3))
     superelastic = bool((e_n > 1).any() or (e_t > 1).any())
-    s = kernels.impact_batch(D, vm, e_n, e_t, mu, dim, method=method, tol=tol,
-                             energy="report", allow_superelastic=superelastic,
-                             threads=BATCH_THREADS if N >= 256 else 1)
+    cl = asm.closure[sel]
+    if cl.any():        # closed friction cones: reduced inelastic problems, then expand
+        Dr, _, cr, K = _closure.reduce(D, vm, e_n, e_t, cl, dim, [asm.names[i] for i in idx])
+        zero = np.zeros_like(e_n)
+        s = kernels.impact_batch(np.ascontiguousarray(Dr), np.ascontiguousarray(cr), zero,
+                                 zero, np.where(cl, 0.0, mu), dim, method=method, tol=tol,
+                                 energy="report", threads=BATCH_THREADS if N >= 256 else 1)
+        s.P, s.v_plus = _closure.expand(D, vm, s.P, K)
+        ok = np.isfinite(s.P).all(axis=1)
+        for a in np.flatnonzero(cl):
+            s.modes[ok, a] = np.where(s.P[ok, a * dim] > 0, 1, 0)   # stick / separate
+    else:
+        s = kernels.impact_batch(D, vm, e_n, e_t, mu, dim, method=method, tol=tol,
+                                 energy="report", allow_superelastic=superelastic,
+                                 threads=BATCH_THREADS if N >= 256 else 1)
     # u+ = u + B P, T+ in C; problems without a solution have NaN impulses (kernel
     # contract): NaN u+ and T1
     up, T1 = _contact.impact_apply(np.ascontiguousarray(Btp), s.P, U,
@@ -1455,6 +1498,8 @@ def contact_forces(system, q, v, active=None, params=None, t=0.0, gap_tol=GAP_TO
     pv, wv = _params(system, params, inputs, t)
     out = asm.evaluate(qa, ua, va, float(t), pv, wv)
     prob = _problem_from(asm, out, ua, active, pv, gap_tol, kind="forces", vel_tol=vel_tol)
+    if prob.closure.any():
+        _closure.reject(system, "contact_forces / painleve")
     nu = system.nu
     if prob.nc == 0:
         return ContactForcesResult("unique", [ContactForceOutcome({}, {}, {}, prob.acc_free)],

@@ -60,6 +60,7 @@ def contact_laws(system, pv):
     ValueError
         A law outside its range (``e_n`` in [0, 1], ``e_t`` in [-1, 1], ``mu >= 0``),
         naming the contact.
+        A contact declared with ``friction_cone="closure"`` (an impact-only law).
 
     Examples
     --------
@@ -71,6 +72,8 @@ def contact_laws(system, pv):
     if nc == 0:
         z = np.zeros(0)
         return z, z.copy(), z.copy()
+    from ..contact.closure import reject
+    reject(system, f"simulate (model '{system.name}')")
     out = laws_function(system)(np.asarray(pv, float))
     e_n, e_t, mu = (np.array(a, dtype=float).ravel() for a in out)
     bad = []

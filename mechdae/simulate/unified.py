@@ -52,6 +52,8 @@ __all__ = ["simulate_unified", "unified_functions"]
 
 
 def _check(system):
+    from ..contact.closure import reject
+    reject(system, f"simulate (model '{system.name}', method 'unified')")
     nc = len(system.contact_names)
     if nc != 1:
         raise ValueError(f"{system.name}: method 'unified' needs exactly one unilateral "

@@ -376,7 +376,7 @@ def derive(model):
         wts.extend(wrows)
         d.contacts.append(dict(name=c.name, n_tangent=int(nt), restitution=c.restitution,
                                friction=c.friction, tangential_restitution=c.tangential_restitution,
-                               law=c.law))
+                               law=c.law, friction_cone=getattr(c, "friction_cone", "coulomb")))
         names_rows.extend([f"{c.name}.n"] + [f"{c.name}.t{i}" for i in range(nt)])
     d.gap = _vc(gaps)
     d.W = ca.vertcat(*Ws) if Ws else ca.SX(0, nu)
