@@ -36,7 +36,10 @@ def project_state(system, q, u, t, pv, wq=None, wu=None, tol=1e-13, max_iter=50)
     if system.m:
         given = wq > 1.0
         q_try = None
-        if given.any() and not given.all():
+        res = float(np.max(np.abs(np.array(F["phi"](q, t, pv)).ravel())))
+        if res <= tol * max(1.0, np.max(np.abs(q))):
+            q_try = q                   # already consistent: the correction is zero
+        elif given.any() and not given.all():
             # first keep the given coordinates exactly and move only the others
             free = ~given
             start = q.copy()
