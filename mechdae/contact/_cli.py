@@ -51,13 +51,9 @@ def region_map(system, impact_state, f=0.5, n=200, contact="B", param="f"):
     cls : ndarray of int (n, n)
         Index into :data:`CLASSES`, ``cls[i, j]`` for ``alpha[i], gamma[j]``.
     """
-    alpha = np.linspace(0.01, np.pi / 2 - 0.01, n)
-    gamma = np.linspace(-np.pi + 0.01, -0.01, n)
-    A, G = np.meshgrid(alpha, gamma, indexing="ij")
-    qs, vs = _states(system, impact_state, A, G)
-    out = system.impact_batch(qs, vs, params={param: f}, energy="report")
+    alpha, gamma, qs, vs, out = _grid_batch(system, impact_state, f, n, param)
     modes = out.mode(contact)
-    cls = np.zeros(A.size, dtype=int)
+    cls = np.zeros(n * n, dtype=int)
     cls[modes == "separate"] = 1
     cls[modes == "slide"] = 2
     cls[modes == "stick"] = 3
@@ -80,14 +76,10 @@ def region_sets(system, impact_state, f=0.5, n=200, contact="B", param="f"):
     lifts : ndarray of bool (n, n)
         Every solution lifts another contact off (mode ``"separate"``).
     """
-    alpha = np.linspace(0.01, np.pi / 2 - 0.01, n)
-    gamma = np.linspace(-np.pi + 0.01, -0.01, n)
-    A, G = np.meshgrid(alpha, gamma, indexing="ij")
-    qs, vs = _states(system, impact_state, A, G)
-    out = system.impact_batch(qs, vs, params={param: f}, energy="report")
+    alpha, gamma, qs, vs, out = _grid_batch(system, impact_state, f, n, param)
     first = out.mode(contact)
     others = [c for c in out.active if c != contact]
-    lifts = np.zeros(A.size, dtype=bool)
+    lifts = np.zeros(n * n, dtype=bool)
     for c in others:
         lifts |= out.mode(c) == "separate"
     sets = np.array([SETS.index(_OUTCOME[m]) if m in _OUTCOME else 0 for m in first])
@@ -99,6 +91,16 @@ def region_sets(system, impact_state, f=0.5, n=200, contact="B", param="f"):
         sets[i] = SETS.index(label) if label in SETS else 0
         lifts[i] = all(any(s.modes[c] == "separate" for c in others) for s in r.solutions)
     return alpha, gamma, sets.reshape(n, n), lifts.reshape(n, n)
+
+
+def _grid_batch(system, impact_state, f, n, param):
+    """The (alpha, gamma) grid, its states (N, nq), (N, nu) and the batch impact result."""
+    alpha = np.linspace(0.01, np.pi / 2 - 0.01, n)
+    gamma = np.linspace(-np.pi + 0.01, -0.01, n)
+    A, G = np.meshgrid(alpha, gamma, indexing="ij")
+    qs, vs = _states(system, impact_state, A, G)
+    out = system.impact_batch(qs, vs, params={param: f}, energy="report")
+    return alpha, gamma, qs, vs, out
 
 
 def _states(system, impact_state, A, G):
