@@ -71,8 +71,9 @@ def _outputs(items):
     return out or None
 
 
-def sweep_command(args, out=sys.stdout):
+def sweep_command(args, out=None):
     """Execute ``mechdae sweep``; returns the exit status."""
+    out = sys.stdout if out is None else out
     from ..loader import load_module
     mod = load_module(args.model)
     sim = dict(getattr(mod, "SIMULATION", {}) or {})
