@@ -268,6 +268,13 @@ class ModeSet:
     def __init__(self, system, specs, mode, gains, K, rtol, atol, opts):
         self.mode = mode
         core, desc = _mode_core(system, specs, mode, gains)
+        # scalar (SX) form where the mode's expressions have one: the integrator's
+        # right-hand side and the event functions evaluate 3-4x faster
+        try:
+            core = core.expand()
+            sym = ca.SX.sym
+        except Exception:   # noqa: BLE001 - no SX form (external calls): keep MX
+            sym = ca.MX.sym
         self.core, self.desc = core, desc
         nx = system.nq + system.nu + system.nv
         _, _, _, nP = _layout(system)
@@ -275,10 +282,10 @@ class ModeSet:
         # (a parameter): cvodes' relative tolerance then applies to the motion within the
         # window, not to the coordinates' magnitude (a bounce of 1e-8 m at y = 0.1 m keeps
         # its relative accuracy, and so its flight time)
-        z = ca.MX.sym("z", nx)
-        tau = ca.MX.sym("tau")
-        P = ca.MX.sym("P", nP)
-        xa = ca.MX.sym("xa", nx)
+        z = sym("z", nx)
+        tau = sym("tau")
+        P = sym("P", nP)
+        xa = sym("xa", nx)
         xdot = core(xa + z, P[0] + tau * P[1], P)[0]
         dae = dict(x=z, t=tau, p=ca.vertcat(P, xa), ode=P[1] * xdot)
         o = dict(abstol=atol, reltol=rtol, max_num_steps=100000)
@@ -350,9 +357,13 @@ def terms_function(system, specs):
     else:
         C, rc = ca.MX(0, nu), ca.MX(0, 1)
     Tk, Vp = F["energy"](q, u, t, p)
-    return ca.Function("terms", [x, t, P],
-                       [M, h, C, rc, F["W"](q, t, p), F["Wt"](q, t, p), F["Wdot_u"](q, u, t, p),
-                        F["gap"](q, t, p), Tk + Vp],
-                       ["x", "t", "P"], ["M", "h", "C", "rc", "W", "Wt", "Wdot_u", "gap", "E"])
+    f = ca.Function("terms", [x, t, P],
+                    [M, h, C, rc, F["W"](q, t, p), F["Wt"](q, t, p), F["Wdot_u"](q, u, t, p),
+                     F["gap"](q, t, p), Tk + Vp],
+                    ["x", "t", "P"], ["M", "h", "C", "rc", "W", "Wt", "Wdot_u", "gap", "E"])
+    try:
+        return f.expand()          # scalar (SX) form: 3-4x faster to evaluate
+    except Exception:   # noqa: BLE001 - operations without an SX form (external calls)
+        return f
 
 
