@@ -70,6 +70,10 @@ def test_seed000_region_map_identical_on_every_backend(two_link, cluster):
     for name, cls in maps.items():
         np.testing.assert_array_equal(cls, maps["serial"], err_msg=name)
     _check_regions(maps["serial"], 40, mod)
+    # `mechdae regions` maps the same sweep (here on the cluster)
+    from mechdae.contact._cli import region_map
+    cls = region_map(system, mod.impact_state, f=0.5, n=40, executor=cluster, chunk=150)[2]
+    np.testing.assert_array_equal(cls, maps["serial"])
 
 
 @pytest.mark.slow

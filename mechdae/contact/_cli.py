@@ -2,13 +2,15 @@
 
 The model file must define ``impact_state(alpha, gamma) -> (q, v)`` (dicts by name), as
 models/two_link_impact.py does (seed 000). Every grid point is one impact problem; the
-whole grid is assembled with one mapped CasADi call and solved with one C call
-(``System.impact_batch``). Colors: no consistent impact, B leaves, B slides, B stays,
+grid is an impact sweep (``System.impact_sweep``: chunks assembled with one mapped CasADi
+call and solved with one C call each, serially or on threads, processes or a Dask cluster:
+``--executor``). Colors: no consistent impact, B leaves, B slides, B stays,
 and, where several solutions coexist (solved again with ``all_solutions=True``), the set of
 outcomes (e.g. "stays | leaves", region IV of fig. 5). Hatched: every solution lifts another
 contact off (below gamma_5 with ``build(closure=True)``: D leaves the ground, sec. 5).
 ``--build KEY=VALUE`` passes keyword arguments to the model's ``build()``.
 """
+import functools
 import sys
 import time
 
@@ -37,12 +39,18 @@ def add_parser(subparsers):
     p.add_argument("--build", action="append", default=[], metavar="KEY=VALUE",
                    help="keyword argument of the model's build() (a Python literal), "
                         "e.g. --build closure=True")
+    p.add_argument("--executor", default=None,
+                   help="serial (default), threads, processes, or a Dask scheduler address")
+    p.add_argument("--workers", type=int, default=None, help="pool size (default: CPU count)")
     p.set_defaults(func=regions)
     return p
 
 
-def region_map(system, impact_state, f=0.5, n=200, contact="B", param="f"):
+def region_map(system, impact_state, f=0.5, n=200, contact="B", param="f", **sweep):
     """Classify the impact outcome on an ``n x n`` grid of ``(alpha, gamma)``.
+
+    ``sweep``: ``executor``, ``workers``, ``chunk``, ``progress`` of
+    :meth:`System.impact_sweep`.
 
     Returns
     -------
@@ -51,22 +59,23 @@ def region_map(system, impact_state, f=0.5, n=200, contact="B", param="f"):
     cls : ndarray of int (n, n)
         Index into :data:`CLASSES`, ``cls[i, j]`` for ``alpha[i], gamma[j]``.
     """
-    alpha, gamma, qs, vs, out = _grid_batch(system, impact_state, f, n, param)
-    modes = out.mode(contact)
+    alpha, gamma, df = _grid_sweep(system, impact_state, f, n, param, **sweep)
+    modes, status = df[f"mode.{contact}"].to_numpy(), df["status"].to_numpy()
     cls = np.zeros(n * n, dtype=int)
     cls[modes == "separate"] = 1
     cls[modes == "slide"] = 2
     cls[modes == "stick"] = 3
-    cls[out.status == "ambiguous"] = 4
-    cls[out.status == "inconsistent"] = 0
+    cls[status == "ambiguous"] = 4
+    cls[status == "inconsistent"] = 0
     return alpha, gamma, cls.reshape(n, n)
 
 
-def region_sets(system, impact_state, f=0.5, n=200, contact="B", param="f"):
+def region_sets(system, impact_state, f=0.5, n=200, contact="B", param="f", **sweep):
     """Every consistent outcome of the impact on an ``n x n`` grid of ``(alpha, gamma)``.
 
-    The grid is solved in one batch (``System.impact_batch``, first solution); the cells
-    with several solutions are solved again one by one with ``all_solutions=True``.
+    The grid is an impact sweep (``System.impact_sweep``, first solution; ``sweep``:
+    its ``executor``, ``workers``, ``chunk``, ``progress``); the cells with several
+    solutions are solved again one by one with ``all_solutions=True``.
 
     Returns
     -------
@@ -76,16 +85,18 @@ def region_sets(system, impact_state, f=0.5, n=200, contact="B", param="f"):
     lifts : ndarray of bool (n, n)
         Every solution lifts another contact off (mode ``"separate"``).
     """
-    alpha, gamma, qs, vs, out = _grid_batch(system, impact_state, f, n, param)
-    first = out.mode(contact)
-    others = [c for c in out.active if c != contact]
+    alpha, gamma, df = _grid_sweep(system, impact_state, f, n, param, **sweep)
+    first, status = df[f"mode.{contact}"].to_numpy(), df["status"].to_numpy()
+    others = [c for c in system.contact_names
+              if c != contact and (df[f"mode.{c}"] != "inactive").any()]
     lifts = np.zeros(n * n, dtype=bool)
     for c in others:
-        lifts |= out.mode(c) == "separate"
+        lifts |= df[f"mode.{c}"].to_numpy() == "separate"
     sets = np.array([SETS.index(_OUTCOME[m]) if m in _OUTCOME else 0 for m in first])
-    sets[out.status == "inconsistent"] = 0
-    for i in np.flatnonzero(out.status == "ambiguous"):
-        r = system.impact(qs[i], vs[i], all_solutions=True, params={param: f})
+    sets[status == "inconsistent"] = 0
+    for i in np.flatnonzero(status == "ambiguous"):
+        q, v = impact_state(df["alpha"].iloc[i], df["gamma"].iloc[i])
+        r = system.impact(q, v, all_solutions=True, params={param: f})
         got = {_OUTCOME[s.modes[contact]] for s in r.solutions}
         label = " | ".join(o for o in ("stays", "leaves", "slides") if o in got)
         sets[i] = SETS.index(label) if label in SETS else 0
@@ -93,33 +104,26 @@ def region_sets(system, impact_state, f=0.5, n=200, contact="B", param="f"):
     return alpha, gamma, sets.reshape(n, n), lifts.reshape(n, n)
 
 
-def _grid_batch(system, impact_state, f, n, param):
-    """The (alpha, gamma) grid, its states (N, nq), (N, nu) and the batch impact result."""
+def _grid_sweep(system, impact_state, f, n, param, **sweep):
+    """The (alpha, gamma) grid and its impact sweep (a DataFrame, one row per grid point,
+    ``alpha`` varying slowest); a grid point whose problem failed raises."""
     alpha = np.linspace(0.01, np.pi / 2 - 0.01, n)
     gamma = np.linspace(-np.pi + 0.01, -0.01, n)
-    A, G = np.meshgrid(alpha, gamma, indexing="ij")
-    qs, vs = _states(system, impact_state, A, G)
-    out = system.impact_batch(qs, vs, params={param: f}, energy="report")
-    return alpha, gamma, qs, vs, out
+    df = system.impact_sweep(grid={"alpha": alpha, "gamma": gamma},
+                             state=functools.partial(_positional, impact_state),
+                             params={param: f}, **sweep)
+    failed = np.flatnonzero(df["status"].to_numpy() == "failed")
+    if failed.size:
+        i = failed[0]
+        raise ValueError(f"region map: the impact at alpha = {alpha[i // n]:.6g}, gamma = "
+                         f"{gamma[i % n]:.6g} failed ({failed.size} of {n * n} points): "
+                         f"{df['error'].iloc[i]}")
+    return alpha, gamma, df
 
 
-def _states(system, impact_state, A, G):
-    """States of the grid as arrays (N, nq), (N, nu) in System order."""
-    try:        # vectorized impact_state (numpy in, dicts of arrays out)
-        q, v = impact_state(A.ravel(), G.ravel())
-    except TypeError:   # a scalar-only impact_state: one call per grid point
-        pts = [system.state_arrays(*impact_state(a, g))[:2] for a, g in zip(A.flat, G.flat)]
-        return np.array([p[0] for p in pts]), np.array([p[1] for p in pts])
-    qs = np.tile(np.asarray(system.q_defaults, float), (A.size, 1))
-    vs = np.tile(np.asarray(system.u_defaults, float), (A.size, 1))
-    for j, k in enumerate(system.q_names):
-        if k in q:
-            qs[:, j] = q[k]
-    for j, k in enumerate(system.u_names):
-        c = system.speed_of.get(k, k)
-        if k in v or c in v:
-            vs[:, j] = v[k] if k in v else v[c]
-    return qs, vs
+def _positional(impact_state, alpha, gamma):
+    """``impact_state(alpha, gamma)`` called by position (a sweep passes keywords)."""
+    return impact_state(alpha, gamma)
 
 
 def _build_kwargs(items):
@@ -145,7 +149,8 @@ def regions(args, out=sys.stdout):
     system = mod.build(**_build_kwargs(getattr(args, "build", []))).compile()
     t0 = time.perf_counter()
     alpha, gamma, cls, lifts = region_sets(system, mod.impact_state, args.f, args.n,
-                                           args.contact)
+                                           args.contact, executor=args.executor,
+                                           workers=args.workers)
     dt = time.perf_counter() - t0
     try:
         import matplotlib
