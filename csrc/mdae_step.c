@@ -229,6 +229,7 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
     info->n_events = 0;
     info->max_active = 0;
     info->max_proj_residual = 0.0;
+    info->work_impact = info->work_contact = info->work_friction = 0.0;
     if (nq < 0 || nu < 0 || nc < 0 || d < 1 || d > 3 || !(dt > 0.0) || th < 0.0 || th > 1.0)
         return info->status = MDAE_BAD_INPUT;
     /* options: finite tolerances and step, positive counts (a NaN would make every
@@ -450,16 +451,28 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
                 }
             }
         }
-        /* impact events */
+        /* impact events; work of the impulses P . W (u_k + u_k+1) / 2 */
         if (na > 0) {
             for (i = 0; i < na; ++i) {
-                double Pn = W->P[i * kd], vn = W->vk[W->act[i] * d], af = 0.0, hold;
-                int g = W->act[i] * d;
-                if (!(vn < 0.0) || !(Pn > 0.0)) continue;
-                for (b = 0; b < nu; ++b) af += CM(W->W, g, b, nrow) * (W->uf[b] - W->uk[b]);
-                hold = (af < 0.0 && W->D[(i * kd) * (na * kd) + i * kd] > 0.0)
-                       ? -af / W->D[(i * kd) * (na * kd) + i * kd] : 0.0;
-                if (Pn > o->impact_ratio * hold) {
+                double Pn = W->P[i * kd], vn = W->vk[W->act[i] * d], af = 0.0, hold, wn = 0.0;
+                int g = W->act[i] * d, impact;
+                for (j = 0; j < kd; ++j) {
+                    double vbar = 0.0;
+                    for (b = 0; b < nu; ++b)
+                        vbar += CM(W->W, g + j, b, nrow) * 0.5 * (W->uk[b] + u[b]);
+                    if (j == 0) wn = Pn * vbar;
+                    else info->work_friction += W->P[i * kd + j] * vbar;
+                }
+                impact = (vn < 0.0) && (Pn > 0.0);
+                if (impact) {
+                    for (b = 0; b < nu; ++b) af += CM(W->W, g, b, nrow) * (W->uf[b] - W->uk[b]);
+                    hold = (af < 0.0 && W->D[(i * kd) * (na * kd) + i * kd] > 0.0)
+                           ? -af / W->D[(i * kd) * (na * kd) + i * kd] : 0.0;
+                    impact = Pn > o->impact_ratio * hold;
+                }
+                if (impact) info->work_impact += wn;
+                else info->work_contact += wn;
+                if (impact) {
                     int e = info->n_events++;
                     if (e < ev_cap) {
                         double *x = ev_x + (size_t)e * 2 * (size_t)(nq + nu);

@@ -90,6 +90,11 @@ typedef struct {
     int n_events;           /* events found (may exceed the capacity)                   */
     int max_active;
     double max_proj_residual;
+    /* work of the contact impulses on the system, sum over steps of P . W(q_k) (u_k +
+     * u_k+1) / 2 (the kinetic energy change they cause for theta = 1/2, W_hat = M):
+     * normal impulses of impact steps (the events), normal impulses of the other steps
+     * (sustained contact), tangential impulses (friction)                             */
+    double work_impact, work_contact, work_friction;
 } mdae_step_info;
 
 void mdae_step_options_default(mdae_step_options *o);

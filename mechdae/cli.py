@@ -1,34 +1,49 @@
-"""The ``mechdae`` command line.
+"""The mechdae command line.
 
     mechdae --version
     mechdae lcp FILE [--method lemke|pgs|...]     solve an LCP stored in a text file
-    mechdae run MODEL.py [--t-final T] [--plot out.png] [-p name=value ...]
+    mechdae run MODEL.py [--t-final T] [--plot out.png] [--out run.h5] [--animate out.gif]
     mechdae regions MODEL.py [--f 0.5] [--out map.png]   impact outcome map (seed 000)
     mechdae sweep MODEL.py -p name=lo:hi:n ... [--out results.parquet]   parameter sweep
+
+`mechdae COMMAND --help` describes each command.
 """
 import argparse
+import importlib
 import sys
 
 from ._version import __version__
 
+#: Subcommand modules (relative to this package), in the order of the help. Each defines
+#: ``add_parser(subparsers)``, which registers its parser and sets ``func(args) -> int``.
+SUBCOMMANDS = (".lcp._cli", ".simulate._cli", ".contact._cli", ".sweep._cli")
+
+
+def _unavailable(sub, module, exc):
+    """A subcommand whose module cannot be imported reports why when it is used."""
+    name = module.split(".")[1]
+    name = {"simulate": "run", "contact": "regions"}.get(name, name)
+    p = sub.add_parser(name, help=f"(unavailable: {exc})")
+
+    def fail(args):
+        raise ImportError(f"'mechdae {name}' is unavailable: {exc}")
+    p.set_defaults(func=fail)
+
 
 def _parser():
-    p = argparse.ArgumentParser(prog="mechdae", description=__doc__.splitlines()[0])
+    doc = __doc__.split("\n\n")
+    p = argparse.ArgumentParser(prog="mechdae", description=doc[0],
+                                epilog="\n\n".join(doc[1:]),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"mechdae {__version__}")
-    sub = p.add_subparsers(dest="command")
-
-    from .lcp import _cli as lcp_cli
-    lcp_cli.add_parser(sub)
-    try:
-        from .simulate import _cli as run_cli
-    except ImportError:  # modeling core not built yet
-        run_cli = None
-    if run_cli is not None:
-        run_cli.add_parser(sub)
-    from .contact import _cli as contact_cli
-    contact_cli.add_parser(sub)
-    from .sweep import _cli as sweep_cli
-    sweep_cli.add_parser(sub)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for module in SUBCOMMANDS:
+        try:
+            mod = importlib.import_module(module, __package__)
+        except ImportError as exc:
+            _unavailable(sub, module, exc)
+            continue
+        mod.add_parser(sub)
     return p
 
 
@@ -40,7 +55,7 @@ def main(argv=None):
         return 2
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ImportError) as exc:
         print(f"mechdae {args.command}: error: {exc}", file=sys.stderr)
         return 1
 

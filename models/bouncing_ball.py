@@ -40,13 +40,16 @@ def build(R=0.1, m=1.0, g=9.81, e=0.8, mu=0.0):
         without recompiling.
     """
     model = md.Model("bouncing_ball")
-    x, y = model.coordinates("x y")
-    R = model.parameter("R", R)
-    mass = model.parameter("m", m)
-    g = model.parameter("g", g)
-    e = model.parameter("e", e)
-    mu = model.parameter("mu", mu)
+    x, y = model.coordinates("x y", unit="m")
+    R = model.parameter("R", R, unit="m")
+    mass = model.parameter("m", m, unit="kg")
+    g = model.parameter("g", g, unit="m/s^2")
+    e = model.parameter("e", e, unit="1")
+    mu = model.parameter("mu", mu, unit="1")
     model.kinetic_energy(0.5 * mass * (md.der(x) ** 2 + md.der(y) ** 2))
     model.potential_energy(mass * g * y)
     model.contact("ground", gap=y - R, tangent=x, restitution=e, friction=mu)
+    model.draw("ball", [(x, y)], radius=R)
+    model.draw("ground", [(x, y - R)], kind="point")
+    model.draw("floor", [(-10.0, 0.0), (10.0, 0.0)], kind="surface")
     return model

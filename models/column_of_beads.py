@@ -22,13 +22,16 @@ SIMULATION = dict(
 def build(n=10, R=0.1, m=1.0, g=9.81, e=0.9):
     """Build the column; ``initial_heights(n, R, gap)`` gives a starting state."""
     model = md.Model("column_of_beads")
-    ys = model.coordinates(" ".join(f"y{i}" for i in range(n)))
+    ys = model.coordinates(" ".join(f"y{i}" for i in range(n)), unit="m")
     ys = list(ys) if n > 1 else [ys]
     model.kinetic_energy(sum(0.5 * m * md.der(y) ** 2 for y in ys))
     model.potential_energy(sum(m * g * y for y in ys))
     model.contact("c0", gap=ys[0] - R, restitution=e)
     for i in range(n - 1):
         model.contact(f"c{i + 1}", gap=ys[i + 1] - ys[i] - 2 * R, restitution=e)
+    for i, y in enumerate(ys):
+        model.draw(f"bead{i}", [(0.0, y)], radius=R)
+    model.draw("ground", [(-1.0, 0.0), (1.0, 0.0)], kind="surface")
     return model
 
 

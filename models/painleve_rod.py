@@ -12,6 +12,11 @@ so ``U`` is proportional to ``1 + 3 cos^2 th -+ 3 mu sin th cos th``; for ``mu >
 becomes negative for some ``th`` when the end slides towards the rod (``s = -1`` for
 ``0 < th < pi/2``): inconsistent for ``F < 0``, indeterminate for ``F > 0`` (P. Painlevé,
 Leçons sur le frottement, 1895; D. E. Stewart, SIAM Review 42(1), 2000).
+
+Both ends are contacts by default: ``A`` (the lower end, with friction ``mu``) and ``B =
+(x + l cos th, y + l sin th)`` (frictionless, ``mu_B``), so a rod that tips over lands on
+its other end instead of passing through the floor; ``build(both_ends=False)`` is the
+classic one-contact problem of the paradox.
 """
 import math
 
@@ -25,18 +30,31 @@ SIMULATION = dict(
 )
 
 
-def build(m=1.0, l=1.0, mu=0.5, g=9.81):
-    """Build the rod; keyword arguments are parameter defaults."""
+def build(m=1.0, l=1.0, mu=0.5, g=9.81, mu_B=0.0, both_ends=True):
+    """Build the rod; keyword arguments are parameter defaults (SI units).
+
+    ``both_ends``: end ``B`` is a contact too (frictionless unless ``mu_B``); False
+    leaves only ``A``, the setting of Painlevé's paradox.
+    """
     model = md.Model("painleve_rod")
-    x, y, th = model.coordinates("x y th")
-    m = model.parameter("m", m)
-    l = model.parameter("l", l)
-    mu = model.parameter("mu", mu)
-    g = model.parameter("g", g)
+    x, y, th = model.coordinates("x y th", unit=["m", "m", "rad"])
+    m = model.parameter("m", m, unit="kg")
+    l = model.parameter("l", l, unit="m")
+    mu = model.parameter("mu", mu, unit="1")
+    g = model.parameter("g", g, unit="m/s^2")
     model.kinetic_energy(0.5 * m * (md.der(x) ** 2 + md.der(y) ** 2)
                          + 0.5 * (m * l ** 2 / 3) * md.der(th) ** 2)
     model.potential_energy(m * g * y)
-    model.contact("A", gap=y - l * md.sin(th), tangent=x - l * md.cos(th), friction=mu)
+    A = (x - l * md.cos(th), y - l * md.sin(th))
+    B = (x + l * md.cos(th), y + l * md.sin(th))
+    model.contact("A", gap=A[1], tangent=A[0], friction=mu)
+    model.draw("rod", [A, B])
+    model.draw("A", [A], kind="point")
+    if both_ends:
+        mu_B = model.parameter("mu_B", mu_B, unit="1")
+        model.contact("B", gap=B[1], tangent=B[0], friction=mu_B)
+        model.draw("B", [B], kind="point")
+    model.draw("floor", [(-10.0, 0.0), (10.0, 0.0)], kind="surface")
     return model
 
 

@@ -26,22 +26,29 @@ SIMULATION = dict(
 def build(l=1.0, h=1.5, m=1.0, e=0.5, mu=0.5, g=9.81):
     """Build the block; keyword arguments are parameter defaults."""
     model = md.Model("rocking_block")
-    x, y, th = model.coordinates("x y th")
-    l = model.parameter("l", l)
-    h = model.parameter("h", h)
-    m = model.parameter("m", m)
-    e = model.parameter("e", e)
-    mu = model.parameter("mu", mu)
-    g = model.parameter("g", g)
+    x, y, th = model.coordinates("x y th", unit=["m", "m", "rad"])
+    l = model.parameter("l", l, unit="m")
+    h = model.parameter("h", h, unit="m")
+    m = model.parameter("m", m, unit="kg")
+    e = model.parameter("e", e, unit="1")
+    mu = model.parameter("mu", mu, unit="1")
+    g = model.parameter("g", g, unit="m/s^2")
     I = m * (h ** 2 + l ** 2) / 12
     model.kinetic_energy(0.5 * m * (md.der(x) ** 2 + md.der(y) ** 2)
                          + 0.5 * I * md.der(th) ** 2)
     model.potential_energy(m * g * y)
     c, s = md.cos(th), md.sin(th)
+
+    def corner(bx, by):
+        return (x + c * bx - s * by, y + s * bx + c * by)
     for name, (bx, by) in (("L", (-l / 2, -h / 2)), ("R", (l / 2, -h / 2))):
-        px = x + c * bx - s * by
-        py = y + s * bx + c * by
+        px, py = corner(bx, by)
         model.contact(name, gap=py, tangent=px, restitution=e, friction=mu)
+        model.draw(name, [(px, py)], kind="point")
+    # what Result.animate draws: the block, its corner contacts (above), the ground
+    model.draw("block", [corner(-l / 2, -h / 2), corner(l / 2, -h / 2), corner(l / 2, h / 2),
+                         corner(-l / 2, h / 2)])
+    model.draw("ground", [(-10.0, 0.0), (10.0, 0.0)], kind="surface")
     return model
 
 

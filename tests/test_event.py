@@ -18,7 +18,7 @@ def _module(path):
 
 def test_painleve_inconsistency_stops_with_time_contact_U_F():
     rod = _module("models/painleve_rod.py")
-    sys_ = rod.build(mu=2.0).compile(stabilization=None)
+    sys_ = rod.build(mu=2.0, both_ends=False).compile(stabilization=None)
     q, v = rod.sliding_state(0.8, -1.0)
     with pytest.raises(md.PainleveError) as info:
         sys_.simulate(0.5, q0=q, v0=v, method="event")
@@ -36,7 +36,7 @@ def test_painleve_inconsistency_stops_with_time_contact_U_F():
 
 def test_painleve_resolved_by_impact_without_collision():
     rod = _module("models/painleve_rod.py")
-    sys_ = rod.build(mu=2.0).compile(stabilization=None)
+    sys_ = rod.build(mu=2.0, both_ends=False).compile(stabilization=None)
     q, v = rod.sliding_state(0.8, -1.0)
     res = sys_.simulate(0.3, q0=q, v0=v, method="event", painleve="impact")
     ev = [e for e in res.events if e.kind == "painleve"]

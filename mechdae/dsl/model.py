@@ -290,6 +290,8 @@ class Model:
         self.contacts = []
         self.problems = []        # collected at declaration, raised by compile()
         self.outputs = []         # (name, scalar SX): named outputs (may use multipliers)
+        self.units = {}           # name -> unit string (labels of plots and files)
+        self.drawings = []        # dicts: name, kind, points, radius (Result.animate)
         self._multipliers = {}    # (constraint, row) -> SX symbol
         self._accelerations = {}  # speed name -> SX symbol (outputs only)
         self.components = []      # acausal components added with add()
@@ -334,7 +336,7 @@ class Model:
             return names.replace(",", " ").split()
         return [str(n) for n in names]
 
-    def coordinates(self, names, default=0.0, speeds=None, speed_default=0.0):
+    def coordinates(self, names, default=0.0, speeds=None, speed_default=0.0, unit=None):
         """Declare generalized coordinates ``q``.
 
         Parameters
@@ -349,6 +351,9 @@ class Model:
             (``m.coordinates("J.phi", speeds="J.w")``).
         speed_default : float or list of float
             Initial speed used when ``v0`` omits it.
+        unit : str or list of str, optional
+            Unit of each coordinate (``"m"``, ``"rad"``), for plot labels and files; its
+            speed gets ``unit/s``.
 
         Returns
         -------
@@ -356,6 +361,7 @@ class Model:
             One symbol per name (a single symbol for a single name).
         """
         names = self._split(names)
+        self._set_units(names, unit)
         defaults = default if isinstance(default, (list, tuple, np.ndarray)) else [default] * len(names)
         snames = [None] * len(names) if speeds is None else self._split(speeds)
         if len(snames) != len(names):
@@ -416,7 +422,7 @@ class Model:
             self.speeds_ = [s for s in self.speeds_ if s.get("coord") != info.name]
             _REGISTRY[_info(c).deriv.element_hash()].kind = "rate"
 
-    def parameter(self, name, default):
+    def parameter(self, name, default, unit=None):
         """Declare a parameter (symbolic; its value is given at simulate time).
 
         Parameters
@@ -424,11 +430,14 @@ class Model:
         name : str
         default : float
             Value used unless ``params={name: value}`` overrides it.
+        unit : str, optional
+            Unit (``"kg"``, ``"m/s^2"``), for labels and files.
 
         Returns
         -------
         SX
         """
+        self._set_units([name], unit)
         s = self._new(name, "parameter")
         self.params.append(dict(name=name, sym=s, default=self._check_default("parameter", name, default)))
         return s
@@ -613,6 +622,46 @@ class Model:
             None if tangent_velocity is None else _as_sx(tangent_velocity,
                                                          f"tangent_velocity of contact '{name}'"),
             restitution, friction, tangential_restitution, law, friction_cone))
+
+    def _set_units(self, names, unit):
+        if unit is None:
+            return
+        units = [unit] * len(names) if isinstance(unit, str) else list(unit)
+        if len(units) != len(names) or not all(isinstance(u, str) for u in units):
+            self.problems.append(f"{', '.join(names)}: unit={unit!r}; give one string, or "
+                                 f"one per name ({len(names)})")
+            return
+        self.units.update(zip(names, units))
+
+    def draw(self, name, points, kind="body", radius=None):
+        """Declare something :meth:`Result.animate` draws in the plane (optional).
+
+        Parameters
+        ----------
+        name : str
+            Label; a ``"point"`` named like a contact is coloured by that contact's state.
+        points : list of (x, y)
+            Expressions of the coordinates, parameters and time (world frame, m).
+        kind : {"body", "point", "surface"}
+            ``"body"``: a polygon through three or more points, a bar through two, a disc
+            of ``radius`` around one; ``"point"``: a marker; ``"surface"``: a line drawn
+            through the points (ground, walls; it may move).
+        radius : expression, optional
+            Disc radius of a one-point body.
+        """
+        pts = []
+        for p in points:
+            if len(p) != 2:
+                self.problems.append(f"draw '{name}': points are (x, y) pairs, got {p!r}")
+                return
+            pts.append(tuple(_as_sx(c, f"point of drawing '{name}'") for c in p))
+        if kind not in ("body", "point", "surface") or not pts:
+            self.problems.append(f"draw '{name}': kind={kind!r} with {len(pts)} points; kind "
+                                 "is 'body', 'point' or 'surface', with at least one point")
+            return
+        self.drawings.append(dict(name=name, kind=kind, points=pts,
+                                  radius=None if radius is None else
+                                  _as_sx(radius, f"radius of drawing '{name}'")))
 
     def rigid_body(self, name, mass, inertia, planar=False, gravity=None):
         """Create a rigid body with its coordinates, speeds and kinetic energy.

@@ -4,6 +4,9 @@
 Smooth methods live here (``"auto"``, ``"smooth"``, ``"cvodes"``, ``"idas"``); hybrid
 drivers (events, time stepping, ...) add themselves with :func:`register_method`.
 """
+import numpy as np
+
+from .. import _progress
 from .result import Result, Event
 from .smooth import simulate_smooth
 
@@ -27,7 +30,7 @@ def register_method(name, driver):
 STREAMING = {"smooth", "cvodes", "idas", "timestepping", "moreau"}
 
 
-def simulate(system, t_final, method="auto", out=None, chunk=None, **kw):
+def simulate(system, t_final, method="auto", out=None, chunk=None, progress=None, **kw):
     """Dispatch ``System.simulate`` to the driver registered for ``method``.
 
     ``rtol`` / ``atol`` left at ``None`` are not passed on, so each driver applies its own
@@ -38,6 +41,10 @@ def simulate(system, t_final, method="auto", out=None, chunk=None, **kw):
     (default 100,000), and return a Result reading the file lazily; the other methods
     write their Result when done. A failed run leaves its points up to the failure in the
     file (status ``"failed"``) and in ``err.partial``.
+
+    ``progress``: a tqdm bar over simulated time on runs longer than a second
+    (:mod:`mechdae._progress`): None (default) shows it when standard error is a
+    terminal, False never, True always (needs tqdm, the ``progress`` extra).
 
     Raises
     ------
@@ -52,6 +59,18 @@ def simulate(system, t_final, method="auto", out=None, chunk=None, **kw):
     except (KeyError, TypeError):
         raise ValueError(f"unknown simulation method {method!r}; available: "
                          f"{', '.join(sorted(METHODS))}") from None
+    try:
+        ot = kw.get("output_times")
+        ot = None if ot is None else np.asarray(ot, dtype=float).ravel()
+        t0 = float(ot[0]) if ot is not None and ot.size else float(kw.get("t0", 0.0))
+        t1 = float(t_final) if t_final is not None else float(ot[-1])
+    except (TypeError, ValueError, IndexError):
+        t0 = t1 = 0.0                  # the driver reports the bad t_final / output_times
+    with _progress.running(getattr(system, "name", "") or "simulate", t0, t1, progress):
+        return _dispatch(system, driver, t_final, method, out, chunk, kw)
+
+
+def _dispatch(system, driver, t_final, method, out, chunk, kw):
     if out is None:
         if chunk is not None:
             raise ValueError("chunk= applies to a run streamed to a file (out=...)")

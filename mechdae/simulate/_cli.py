@@ -1,30 +1,50 @@
-"""``mechdae run MODEL.py``: load a model file, simulate with its defaults, summarize, plot.
+"""mechdae run MODEL.py: load a model file, simulate it with its defaults, print a summary,
+and write a plot, a results file and an animation.
 
-The model file defines ``build(**params)`` and optionally ``SIMULATION`` (see
-:mod:`mechdae.loader`).  ``-p name=value`` entries go to ``build()`` when it accepts the
-name, otherwise they override parameter values at simulate time.
+The model file defines build(**params) and optionally SIMULATION, a dict of defaults
+(see mechdae.loader). -p name=value entries go to build() when it accepts the name,
+otherwise they override parameter values at simulate time. Output paths are checked
+before the run: a missing directory or an unknown extension fails at once.
 """
+import argparse
 import inspect
 import os
 import sys
 import time
 
+import numpy as np
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "summary_lines"]
+
+_PLOT_EXT = (".png", ".pdf", ".svg", ".jpg", ".jpeg")
 
 
 def add_parser(subparsers):
     """Register the ``run`` subcommand."""
-    p = subparsers.add_parser("run", help="simulate a model file and plot it",
-                              description=__doc__.splitlines()[0])
+    from . import METHODS
+    doc = __doc__.split("\n\n")
+    p = subparsers.add_parser("run", help="simulate a model file, summarize, plot",
+                              description=doc[0], epilog="\n\n".join(doc[1:]),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", help="model file defining build(**params)")
-    p.add_argument("--t-final", type=float, default=None, help="end time (s)")
-    p.add_argument("--plot", default=None, help="PNG path (default <model>.png in the cwd)")
-    p.add_argument("--no-plot", action="store_true", help="do not write a plot")
+    p.add_argument("--t-final", type=float, default=None, help="end time in s")
+    p.add_argument("--method", default=None, choices=sorted(METHODS),
+                   help="simulation method (default: the file's, else auto)")
     p.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                    help="build() option or parameter value (repeatable)")
-    p.add_argument("--method", default=None, help="simulation method (default: the file's or auto)")
-    p.add_argument("--save", default=None, help="save the Result to this .npz path")
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="plot file, .png/.pdf/.svg (default: MODEL.png in the current "
+                        "directory)")
+    p.add_argument("--no-plot", action="store_true", help="do not write a plot")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="save the Result: .h5 (HDF5), .parquet or .npz")
+    p.add_argument("--save", default=None, metavar="FILE", help=argparse.SUPPRESS)
+    p.add_argument("--animate", default=None, metavar="FILE",
+                   help="animation of a planar model, .gif or .mp4")
+    p.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="progress bar even when standard error is not a terminal")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress bar")
     p.set_defaults(func=run)
     return p
 
@@ -36,6 +56,22 @@ def _parse_value(text):
         except ValueError:
             pass
     return text
+
+
+def check_output(path, what, extensions):
+    """Fail before the run when ``path`` cannot be written: unknown extension, missing
+    or unwritable directory (ValueError naming the option and the fix)."""
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in extensions:
+        raise ValueError(f"{what} {path}: unknown extension {ext or '(none)'!r}; use "
+                         f"{', '.join(extensions)}")
+    d = os.path.dirname(os.path.abspath(str(path)))
+    if not os.path.isdir(d):
+        raise ValueError(f"{what} {path}: directory {d} does not exist; create it first "
+                         f"(mkdir -p {d})")
+    if not os.access(d, os.W_OK):
+        raise ValueError(f"{what} {path}: directory {d} is not writable")
+    return str(path)
 
 
 _RUN_KEYS = ("t_final", "q0", "v0", "params", "method", "stabilization", "plot")
@@ -63,10 +99,91 @@ def _conservative(system):
     return not ca.depends_on(E, d.t)
 
 
+def _matrix(name, A, indent):
+    """``name = [[...]]`` over several lines, aligned under ``indent`` spaces."""
+    text = np.array2string(np.asarray(A, float) + 0.0, precision=4, suppress_small=True,
+                           max_line_width=100, prefix=" " * (indent + len(name) + 3))
+    return " " * indent + f"{name} = {text}"
+
+
+def _stabilization_lines(stab):
+    items = stab if isinstance(stab, (list, tuple)) else [stab]
+    head, rows = [], []
+    for s in items:
+        if hasattr(s, "H") and hasattr(s, "K"):
+            head.append(f"{type(s).__name__} (H, K below)")
+            rows += [_matrix("H", s.H, 13), _matrix("K", s.K, 13)]
+        else:
+            head.append(repr(s))
+    return ", ".join(head), rows
+
+
+def _changed(a, b):
+    """Initialization changed a value (beyond the printed 6 digits)."""
+    return f"{a:.6g}" != f"{b:.6g}"
+
+
+def _ledger_line(b):
+    parts = [f"{b['impacts']:+.6g} impacts"]
+    for key, text in (("friction", "friction"), ("constraints", "constraint work"),
+                      ("forces", "applied forces"), ("projection", "gap projection")):
+        if b.get(key):
+            parts.append(f"{b[key]:+.6g} {text}")
+    return (f"energy       {b['initial']:.6g} -> {b['final']:.6g} J: " + ", ".join(parts)
+            + f", {b['integration']:+.3e} {b['label']}")
+
+
+def summary_lines(model_path, system, res, method, t_times):
+    """The lines of the run summary."""
+    stab, stab_rows = _stabilization_lines(system.stabilization)
+    lines = [
+        f"model        {system.name}  ({model_path})",
+        f"sizes        q={system.nq} u={system.nu} holonomic={system.m} nonholonomic={system.k} "
+        f"extra={system.nv + system.nz} contacts={len(system.contact_names)}",
+        f"method       {res.stats.get('method', method)}  stabilization={stab}",
+    ] + stab_rows + [
+        f"time span    [{res.t[0]:g}, {res.t[-1]:g}] s  ({res.t.size} output points)",
+        f"events       {len(res.events)}" + _event_kinds(res.events),
+        f"max drift    {res.max_drift():.3e}",
+    ]
+    b = res.energy_balance() if res.energy is not None else None
+    if b is None:
+        lines.append("energy error n/a")
+    elif res.events or not _conservative(system) or b["impacts"] or b["friction"] \
+            or b["forces"]:
+        lines.append(_ledger_line(b))
+    else:
+        lines.append(f"energy error {res.energy_error():.3e} (relative; "
+                     f"{b['integration']:+.3e} J integration error)")
+    lines.append(f"rank drops   {res.stats.get('rank_drops', 0)}")
+    changed = {k: (a, c) for k, (a, c) in res.init_report.items() if _changed(a, c)}
+    if changed:
+        lines.append("initialized  " + ", ".join(f"{k}: {a:.6g} -> {c:.6g}"
+                                                 for k, (a, c) in changed.items()))
+    n_rhs = res.stats.get("n_rhs")
+    t_start, t_compiled, t_done = t_times
+    lines.append(f"time taken   compile {t_compiled - t_start:.3f} s, simulate "
+                 f"{t_done - t_compiled:.3f} s"
+                 + (f" (rhs evaluations: {n_rhs})" if n_rhs is not None and n_rhs >= 0 else ""))
+    return lines
+
+
 def run(args, out=sys.stdout):
     """Execute ``mechdae run``; returns the exit status."""
     from ..loader import load_module
     from ..errors import ModelError, SolverError
+    from .files import FORMATS
+    # every output path is checked before any work
+    plot = None
+    if not getattr(args, "no_plot", False):
+        plot = args.plot or f"{os.path.splitext(os.path.basename(args.model))[0]}.png"
+        check_output(plot, "--plot", _PLOT_EXT)
+    saves = [p for p in (getattr(args, "out", None), getattr(args, "save", None)) if p]
+    for p in saves:
+        check_output(p, "--out", FORMATS)
+    anim = getattr(args, "animate", None)
+    if anim:
+        check_output(anim, "--animate", (".gif", ".mp4"))
     mod = load_module(args.model)
     sim = dict(getattr(mod, "SIMULATION", {}) or {})
     kv = {}
@@ -79,7 +196,7 @@ def run(args, out=sys.stdout):
     takes_kw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
     build_kw = {k: v for k, v in kv.items() if k in sig.parameters or takes_kw}
     params = dict(sim.get("params", {}))
-    params.update({k: float(v) for k, v in kv.items() if k not in build_kw})
+    params.update({k: v for k, v in kv.items() if k not in build_kw})
     t_start = time.perf_counter()
     try:
         model = mod.build(**build_kw)
@@ -91,48 +208,27 @@ def run(args, out=sys.stdout):
         # every other SIMULATION key is a simulate() option (inputs, rtol, dt, ...)
         kw = {k: v for k, v in sim.items() if k not in _RUN_KEYS}
         res = system.simulate(t_final, q0=sim.get("q0"), v0=sim.get("v0"), params=params or None,
-                              method=method, **kw)
+                              method=method, progress=getattr(args, "progress", None), **kw)
     except (ModelError, SolverError) as exc:
         print(f"mechdae run: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     t_done = time.perf_counter()
-    name = system.name
-    lines = [
-        f"model        {name}  ({args.model})",
-        f"sizes        q={system.nq} u={system.nu} holonomic={system.m} nonholonomic={system.k} "
-        f"extra={system.nv + system.nz} contacts={len(system.contact_names)}",
-        f"method       {res.stats.get('method', method)}  stabilization={system.stabilization!r}",
-        f"time span    [0, {res.t[-1]:g}]  ({res.t.size} output points)",
-        f"events       {len(res.events)}" + _event_kinds(res.events),
-        f"max drift    {res.max_drift():.3e}",
-    ]
-    if res.events and res.energy is not None:
-        b = res.energy_balance()
-        lines.append(f"energy       {b['initial']:.6g} -> {b['final']:.6g}: {b['events']:+.6g} at "
-                     f"events, {b['unexplained']:+.3e} otherwise (friction work, integration)")
-    elif res.energy is not None and not _conservative(system):
-        lines.append(f"energy       {res.energy[0]:.6g} -> {res.energy[-1]:.6g} (forces, sources or "
-                     "general equations do work: no conservation check)")
-    else:
-        ee = res.energy_error()
-        lines.append(f"energy error {ee:.3e} (relative)" if ee is not None else "energy error n/a")
-    lines.append(f"rank drops   {res.stats.get('rank_drops', 0)}")
-    if res.init_report:
-        lines.append("initialized  " + ", ".join(f"{k}: {a:.6g} -> {b:.6g}"
-                                                 for k, (a, b) in res.init_report.items()))
-    n_rhs = res.stats.get("n_rhs")
-    lines.append(f"time taken   compile {t_compiled - t_start:.3f} s, simulate "
-                 f"{t_done - t_compiled:.3f} s"
-                 + (f" (rhs evaluations: {n_rhs})" if n_rhs is not None and n_rhs >= 0 else ""))
-    if not args.no_plot:
-        path = args.plot or f"{os.path.splitext(os.path.basename(args.model))[0]}.png"
-        try:
-            res.plot(path, names=sim.get("plot"))
-            lines.append(f"plot         {path}")
-        except ImportError as exc:
-            lines.append(f"plot         skipped ({exc})")
-    if args.save:
-        res.save(args.save)
-        lines.append(f"saved        {args.save}")
+    lines = summary_lines(args.model, system, res, method, (t_start, t_compiled, t_done))
     print("\n".join(lines), file=out)
-    return 0
+    # the summary is out before any file is written: a failing writer loses nothing
+    status = 0
+    for label, action in (("plot", plot and (lambda: res.plot(plot, names=sim.get("plot")))),
+                          ("saved", saves and (lambda: [res.save(p) for p in saves])),
+                          ("animation", anim and (lambda: res.animate(anim)))):
+        if not action:
+            continue
+        target = {"plot": plot, "saved": ", ".join(saves), "animation": anim}[label]
+        try:
+            action()
+            print(f"{label:<12} {target}", file=out)
+        except ImportError as exc:
+            print(f"{label:<12} skipped ({exc})", file=out)
+        except (ValueError, OSError) as exc:
+            print(f"mechdae run: {label} {target} failed: {exc}", file=sys.stderr)
+            status = 1
+    return status

@@ -60,6 +60,7 @@ cdef extern from "mdae_step.h":
         int n_events
         int max_active
         double max_proj_residual
+        double work_impact, work_contact, work_friction
     void mdae_step_options_default(mdae_step_options *o)
     size_t mdae_step_work_size(const mdae_step_system *s)
     size_t mdae_step_iwork_size(const mdae_step_system *s)
@@ -222,6 +223,8 @@ def run(_Evaluator terms, _Evaluator proj, dict sizes, double[::1] e_n, double[:
     return dict(status=status, status_str=mdae_status_str(status).decode(), step=info.step,
                 solver_failures=info.solver_failures, n_events=info.n_events,
                 max_active=info.max_active, max_proj_residual=info.max_proj_residual,
+                work_impact=info.work_impact, work_contact=info.work_contact,
+                work_friction=info.work_friction,
                 t=T, q=Q, u=U, P=P if store_impulses else None,
                 ev_step=ev_step[:ne].copy(), ev_contact=ev_contact[:ne].copy(),
                 ev_P=ev_P[:ne].copy(), ev_x=ev_x[:ne].copy(),

@@ -151,6 +151,8 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     nq, nu = system.nq, system.nu
     switches = 0
     ts_steps = 0
+    # energy ledger of the stretches: impulse work, and the gaps closed when leaving one
+    ts_work = dict(work_impact=0.0, work_contact=0.0, work_friction=0.0, projection=0.0)
 
     def monitor(e):
         if e.zeno_detected is not None:
@@ -193,6 +195,8 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
             r = ts_driver(system, t_stop, q0=x[:nq], v0=x[nq:nq + nu], params=params,
                           inputs=inputs, dt=h_s, t0=eng.t, initialize=False, **tsopt)
             ts_steps += n
+            for k in ("work_impact", "work_contact", "work_friction"):
+                ts_work[k] += float(r.stats.get(k, 0.0))
             for ev in r.events:
                 ev.extra["method"] = "timestepping"
                 eng.events.append(ev)
@@ -212,7 +216,9 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
             x = np.concatenate([Q[-1], U[-1], x[nq + nu:]])
             eng.t = float(T[-1])
             eng.x = x
+            x_end = x
             settled, touching, x = _settled(eng, T, Q, U, x, aopts)
+            ts_work["projection"] += eng.energy(x, eng.t) - eng.energy(x_end, eng.t)
         if eng.t >= t_end - 1e-12 * max(1.0, abs(t_end)):
             eng.record()
             break
@@ -222,7 +228,8 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
         eng.impact_log = {i: [] for i in range(eng.nc)}
         eng.start(eng.t, x, touching=touching)
     stats = dict(method="auto", switches=switches, timestepping_steps=ts_steps,
-                 timestepping_dt=dt if ts_steps else None, rtol=rtol, atol=atol)
+                 timestepping_dt=dt if ts_steps else None, rtol=rtol, atol=atol,
+                 timestepping_work=ts_work)
     res = build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
     return res
 

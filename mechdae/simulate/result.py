@@ -221,76 +221,70 @@ class Result:
         return float(np.max(np.abs(E - E[0])) / scale)
 
     def energy_balance(self):
-        """Energy bookkeeping of a run with events, or None where energy is undefined.
+        """The energy ledger of the run (see :mod:`mechdae.simulate.ledger`), or None
+        where energy is undefined.
 
         Returns
         -------
         dict
-            ``initial``, ``final`` (T + V at the first and last output), ``events`` (the sum
-            of ``energy_after - energy_before`` over the recorded events: impacts,
-            accumulations) and ``unexplained = final - initial - events``, which collects
-            integration error, stabilization, and the work of sliding friction.
+            ``initial``, ``final`` (T + V at the first and last output), ``impacts``,
+            ``friction``, ``constraints``, ``forces`` (work booked by kind), and
+            ``integration``, what is left: the integration error when ``complete``
+            (``label`` names it); ``events`` and ``unexplained`` repeat ``impacts`` and
+            ``integration``.
         """
-        if self.energy is None:
-            return None
-        jumps = sum(float(e.energy_after) - float(e.energy_before) for e in self.events
-                    if e.energy_before is not None and e.energy_after is not None
-                    and np.isfinite(e.energy_before) and np.isfinite(e.energy_after))
-        E0, E1 = float(self.energy[0]), float(self.energy[-1])
-        return dict(initial=E0, final=E1, events=jumps, unexplained=E1 - E0 - jumps)
+        from .ledger import energy_ledger
+        return energy_ledger(self)
+
+    @property
+    def units(self):
+        """Units by name: the model's declarations (``Model.coordinates(..., unit=)``,
+        ``parameter(unit=)``), or those stored in the file a Result was loaded from."""
+        model = getattr(self.system, "parent", None)
+        out = dict(getattr(model, "units", None) or {})
+        out.update(self.__dict__.get("_units") or {})
+        return out
 
     # ------------------------------------------------------------------ output
-    def to_dataframe(self):
-        """A pandas DataFrame indexed by t (columns: every named series).
+    def to_dataframe(self, table="series"):
+        """One table of the run as a pandas DataFrame.
+
+        Parameters
+        ----------
+        table : {"series", "events", "contact_forces", "modes", "impulses"}
+            ``"series"`` (default): indexed by t, a column per named series, multiplier
+            and the energy; ``"events"``: one row per event (t, contact, kind, energies,
+            impulse, extra); ``"contact_forces"``: indexed by t, ``<contact>.n`` and
+            ``<contact>.t`` (event-driven runs); ``"modes"``: the mode string per output
+            point; ``"impulses"``: time-stepping impulses per stored step. A table the
+            run does not have raises ValueError; :meth:`to_dataframes` gives them all.
 
         Raises
         ------
         ImportError
             When pandas is missing (``pip install mechdae[io]``).
         """
-        try:
-            import pandas as pd
-        except ImportError as exc:
-            raise ImportError("Result.to_dataframe() needs pandas: pip install 'mechdae[io]'") \
-                from exc
-        cols = {k: self[k] for k in self.keys() if k != "t"}
-        for k, val in self.multipliers.items():
-            val = np.asarray(val)
-            if val.ndim == 1:
-                cols[f"lambda[{k}]"] = val
-            else:
-                for j in range(val.shape[1]):
-                    cols[f"lambda[{k}][{j}]"] = val[:, j]
-        if self.energy is not None:
-            cols["energy"] = self.energy
-        return pd.DataFrame(cols, index=pd.Index(self.t, name="t"))
+        frames = self.to_dataframes()
+        if table not in frames:
+            raise ValueError(f"to_dataframe: table {table!r}; choose one of "
+                             f"{', '.join(frames)}")
+        if frames[table] is None:
+            raise ValueError(f"to_dataframe: the run of '{self.name}' "
+                             f"(method {self.stats.get('method', '?')!r}) has no {table}")
+        return frames[table]
+
+    def to_dataframes(self):
+        """Every table of the run: dict ``series``, ``events``, ``contact_forces``,
+        ``modes``, ``impulses`` (None where the run has none)."""
+        from .files import to_dataframes
+        return to_dataframes(self)
 
     def save(self, path):
-        """Save to a ``.npz`` file (arrays, names, stats, events; see :meth:`load`), or to
-        HDF5 when ``path`` ends in ``.h5`` / ``.hdf5`` (see :meth:`open`)."""
-        if str(path).lower().endswith((".h5", ".hdf5")):
-            from .stream import write_result
-            write_result(self, path)        # HDF5 (h5py): read back with Result.open
-            return
-        arrays = dict(t=self.t, q=self.q, v=self.v, x=self.x, zalg=self.zalg)
-        for k, val in self.multipliers.items():
-            arrays[f"mult::{k}"] = np.asarray(val)
-        for k, val in self.residuals.items():
-            arrays[f"res::{k}"] = np.asarray(val)
-        for k in ("energy", "kinetic", "potential"):
-            if getattr(self, k) is not None:
-                arrays[k] = getattr(self, k)
-        if self.params is not None:
-            arrays["params"] = np.asarray(self.params)
-        if self.w is not None:
-            arrays["w"] = np.asarray(self.w)
-        meta = dict(name=self.name, names={k: list(v) if not isinstance(v, dict) else v
-                                           for k, v in self.names.items()},
-                    stats={k: v for k, v in self.stats.items() if _jsonable(v)},
-                    events=[e.as_dict() for e in self.events],
-                    init_report={k: list(v) for k, v in self.init_report.items()})
-        arrays["meta"] = np.array(json.dumps(meta))
-        np.savez(path, **arrays)
+        """Save to ``.npz``, HDF5 (``.h5``/``.hdf5``) or Parquet (``.parquet``), by
+        extension, with events, contact forces, modes, units and metadata; read back
+        with :meth:`load` (:mod:`mechdae.simulate.files`). Returns the path."""
+        from .files import save
+        return save(self, path)
 
     @classmethod
     def open(cls, path, system=None):
@@ -300,73 +294,60 @@ class Result:
         return open_result(path, system=system)
 
     @classmethod
-    def load(cls, path):
-        """Load a Result saved by :meth:`save` (``evaluate`` then needs a System)."""
-        with np.load(path, allow_pickle=False) as f:
-            meta = json.loads(str(f["meta"]))
-            mult = {k[6:]: f[k] for k in f.files if k.startswith("mult::")}
-            res = {k[5:]: f[k] for k in f.files if k.startswith("res::")}
-            get = (lambda k: f[k] if k in f.files else None)
-            out = cls(f["t"], f["q"], f["v"], meta["names"], x=f["x"], zalg=f["zalg"],
-                      multipliers=mult, residuals=res, energy=get("energy"),
-                      kinetic=get("kinetic"), potential=get("potential"), stats=meta["stats"],
-                      events=[Event(**e) for e in meta["events"]],
-                      init_report={k: tuple(v) for k, v in meta["init_report"].items()},
-                      params=get("params"), w=get("w"), name=meta["name"])
-        return out
+    def load(cls, path, system=None):
+        """Load a Result saved by :meth:`save` (any format) into memory; ``system``
+        attaches the System that ``evaluate`` and named outputs need."""
+        from .files import load
+        return load(path, system=system)
 
     def plot(self, path=None, names=None, show=False):
         """Plot series against time (matplotlib, ``plot`` extra); write a PNG if ``path``.
+
+        Axis labels carry the units the model declares; events are marked by kind
+        (impact, lift-off, stick, slide, switch, accumulation: one colour and legend
+        entry each, drawn in one call per kind), accumulation points named with their
+        time. See :mod:`mechdae.simulate.plot`.
 
         Parameters
         ----------
         path : str, optional
         names : list of str, optional
             Series to plot (default: coordinates, at most 8).
+        show : bool
+            Open a window (``plt.show()``).
 
         Returns
         -------
         matplotlib.figure.Figure
+            ``fig.event_counts``: events marked per kind.
         """
-        try:
-            import matplotlib
-            if path is not None and not show:
-                matplotlib.use("Agg", force=False)
-            import matplotlib.pyplot as plt
-        except ImportError as exc:
-            raise ImportError("Result.plot() needs matplotlib: pip install 'mechdae[plot]'") \
-                from exc
-        names = list(names) if names else list(self.names["q"])[:8]
-        panels = 1 + bool(self.residuals) + (self.energy is not None)
-        fig, axes = plt.subplots(panels, 1, figsize=(8, 2.6 * panels), sharex=True, squeeze=False)
-        axes = axes[:, 0]
-        for n in names:
-            axes[0].plot(self.t, self[n], label=n)
-        axes[0].legend(loc="best", fontsize="small")
-        axes[0].set_title(self.name)
-        i = 1
-        if self.residuals:
-            for k, r in self.residuals.items():
-                r = np.asarray(r)
-                # floor at machine precision so an exact zero does not stretch the axis
-                axes[i].semilogy(self.t, np.maximum(np.abs(r.reshape(r.shape[0], -1)).max(axis=1),
-                                                    1e-16), label=f"|{k}|")
-            axes[i].set_ylabel("constraint residual")
-            axes[i].legend(loc="best", fontsize="small")
-            i += 1
-        if self.energy is not None:
-            axes[i].plot(self.t, self.energy - self.energy[0])
-            axes[i].set_ylabel("E(t) - E(0)")
-        for e in self.events:
-            for ax in axes:
-                ax.axvline(e.t, color="0.8", lw=0.5)
-        axes[-1].set_xlabel("t")
-        fig.tight_layout()
-        if path is not None:
-            fig.savefig(path, dpi=100)
-        if not show:
-            plt.close(fig)
-        return fig
+        from .plot import plot_result
+        return plot_result(self, path=path, names=names, show=show)
+
+    def animate(self, path=None, fps=25, speed=1.0, show=False, tol=1e-6):
+        """Animate a planar run: the bodies, contact points and surfaces the model
+        declares with :meth:`mechdae.Model.draw` (matplotlib, ``plot`` extra).
+
+        Parameters
+        ----------
+        path : str, optional
+            ``.gif`` (Pillow) or ``.mp4`` (ffmpeg) file to write.
+        fps : float
+            Frames per second of the animation.
+        speed : float
+            Simulated seconds per second of animation.
+        show : bool
+            Open an interactive window.
+        tol : float
+            A contact point is drawn closed (red) while its gap is at most ``tol``.
+
+        Returns
+        -------
+        matplotlib.animation.FuncAnimation
+            ``anim.frame_times``: the output time each frame shows.
+        """
+        from .animate import animate_result
+        return animate_result(self, path=path, fps=fps, speed=speed, show=show, tol=tol)
 
 
 def _jsonable(v):

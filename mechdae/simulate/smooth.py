@@ -13,6 +13,7 @@ import casadi as ca
 import numpy as np
 
 from .._threads import LOCK as _LOCK
+from .. import _progress
 from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
 from .init import initial_state, project_state
@@ -266,7 +267,7 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
         # nothing moves (every coordinate eliminated by rigid connections): the outputs
         # are evaluated on the grid
         X = np.zeros((0, ts.size))
-    elif proj is None:
+    elif proj is None and not _progress.shown():
         F = _get_integrator(system, specs, (ts[1:] - t0) / T, method, rtol, atol, opts)
         try:
             Xf, stats = _integrate(F, x0, _pack(system, t0, T, pv, H, K, wc))
@@ -275,13 +276,23 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
             raise fail(f.exc, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
         X = np.hstack([x0[:, None], Xf])
     else:
+        # projection steps, or a progress bar on screen: integrated in chunks
         pack = (lambda a, T_: _pack(system, a, T_, pv, H, K, wc))
+        cols = [x0[:, None]]
+        per = max(1, (grid.n - 1) // 20) if _progress.shown() else grid.n
         try:
-            (_, X, stats), = list(_march(system, specs, grid, x0, method, rtol, atol, opts,
-                                         pack, grid.n, proj, pv))
+            for i, (ts_c, X_c, st) in enumerate(_march(system, specs, grid, x0, method, rtol,
+                                                       atol, opts, pack, per, proj, pv)):
+                cols.append(X_c[:, 1:])
+                if i == 0:
+                    stats = dict(st)
+                else:
+                    _add_stats(stats, st)
+                _progress.advance(ts_c[-1])
         except _Failed as f:
-            k = f.X.shape[1]
-            raise fail(f.exc, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
+            X = np.hstack(cols + [f.X])
+            raise fail(f.exc, ts[:X.shape[1]], X, f.stats) from f.exc
+        X = np.hstack(cols)
     res = postprocess(system, ts, X, pv, specs, H, K, finish_stats(stats), init_report)
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res
@@ -326,6 +337,7 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
             _add_stats(agg, st)
             n_chunks += 1
             put(ts_c, X_c, st)
+            _progress.advance(ts_c[-1])
     except _Failed as f:
         k = f.X.shape[1]
         _add_stats(agg, f.stats)

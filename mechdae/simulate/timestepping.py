@@ -51,6 +51,7 @@ import warnings
 import casadi as ca
 import numpy as np
 
+from .. import _progress
 from .._threads import LOCK as _LOCK
 from ..errors import SolverError
 from ._laws import contact_laws
@@ -281,7 +282,10 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
     -------
     Result
         ``res.stats["steps"]``, ``"dt"``, ``"compiled"``, ``"solver_failures"``,
-        ``"max_active"``, ``"steps_per_second"``; ``res.events`` (kind ``"impact"``).
+        ``"max_active"``, ``"steps_per_second"``, ``"work_impact"``, ``"work_contact"``,
+        ``"work_friction"`` (work of the normal impulses of impact steps and of the other
+        steps, of the tangential impulses: ``sum P . W (u_k + u_k+1) / 2``, the energy
+        ledger's terms); ``res.events`` (kind ``"impact"``).
 
     Raises
     ------
@@ -333,10 +337,13 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
             raise ValueError(f"chunk must be >= 1 output point, got {chunk}")
         steps_per_chunk = per * every        # a multiple of every: the same stored steps
         writer = Writer(out)
+    elif _progress.shown():
+        steps_per_chunk = max(nsteps // 100, 1) * every     # a bar on screen: 100 calls
     else:
         steps_per_chunk = nsteps             # one call of the C loop
     kept = dict(T=[], Q=[], U=[], P=[], events=[])
-    info = dict(solver_failures=0, max_active=0, n_impacts=0, max_proj_residual=0.0)
+    info = dict(solver_failures=0, max_active=0, n_impacts=0, max_proj_residual=0.0,
+                work_impact=0.0, work_contact=0.0, work_friction=0.0)
     loop_time = 0.0
     done = 0                                  # steps completed
     last_t = None                             # time of the last point kept / written
@@ -428,6 +435,8 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
             info["max_active"] = max(info["max_active"], o["max_active"])
             info["n_impacts"] += o["n_events"]
             info["max_proj_residual"] = max(info["max_proj_residual"], o["max_proj_residual"])
+            for k in ("work_impact", "work_contact", "work_friction"):
+                info[k] += o[k]
             failed = None
             for e in (o["terms_error"], o["proj_error"]):
                 if e is not None:
@@ -451,6 +460,7 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
                 raise failed
             keep(o["t"], o["q"], o["u"], o["P"], chunk_events(o, t0c, done), done + n >= nsteps)
             done += n
+            _progress.advance(t0 + done * dt)
     except SolverError as err:
         if writer is not None:
             writer.finish(stats_now(done), status="failed", error=err)

@@ -9,6 +9,15 @@ __all__ = ["System"]
 _ASSEMBLY = None
 
 
+def _number(val, where, name, model):
+    """``float(val)``, or a ValueError naming the entry (``params={"L": "abc"}``)."""
+    try:
+        return float(val)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: value of '{name}' for model '{model}' is {val!r}, not a "
+                         f"number; give a float ({where}={{{name!r}: 1.0}})") from None
+
+
 def _contact_assembly():
     """``mechdae.contact.assembly`` (imported on first use: contacts are optional)."""
     global _ASSEMBLY
@@ -229,7 +238,7 @@ class System:
                 if k not in self.p_names:
                     raise ValueError(f"unknown parameter '{k}' for model '{self.name}'; "
                                      f"parameters: {', '.join(self.p_names) or 'none'}")
-                pv[self.p_names.index(k)] = float(val)
+                pv[self.p_names.index(k)] = _number(val, "params", k, self.name)
         # inf is meaningful for some parameters (friction = inf: no sliding); NaN never is
         bad = [n for n, x in zip(self.p_names, pv) if np.isnan(x)]
         if bad:
@@ -255,10 +264,10 @@ class System:
                 for k, val in q.items():
                     if k in self.q_names:
                         i = self.q_names.index(k)
-                        qa[i] = float(val)
+                        qa[i] = _number(val, "q0", k, self.name)
                         gq[i] = True
                     elif k in self.v_names:
-                        va[self.v_names.index(k)] = float(val)
+                        va[self.v_names.index(k)] = _number(val, "q0", k, self.name)
                         gv[self.v_names.index(k)] = True
                     else:
                         raise ValueError(f"q0: unknown coordinate '{k}' for model '{self.name}'; "
@@ -280,14 +289,14 @@ class System:
                     name = k if k in self.u_names else coord_speed.get(k)
                     if name is None and self.v_order.get(k, 0) >= 2:
                         i = self.v_names.index(f"der({k})")
-                        va[i] = float(val)
+                        va[i] = _number(val, "v0", k, self.name)
                         gv[i] = True
                         continue
                     if name is None:
                         raise ValueError(f"v0: unknown speed '{k}' for model '{self.name}'; "
                                          f"speeds: {', '.join(self.u_names)}")
                     i = self.u_names.index(name)
-                    ua[i] = float(val)
+                    ua[i] = _number(val, "v0", k, self.name)
                     gu[i] = True
             else:
                 arr = np.asarray(v, dtype=float).ravel()

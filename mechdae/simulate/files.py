@@ -1,0 +1,320 @@
+"""A Result as data frames and files: ``.npz``, HDF5 (``.h5``) and Parquet (``.parquet``).
+
+Every format keeps the series (``t, q, v, x, zalg``, multipliers, residuals, energy), the
+companion data of hybrid runs (events with their ``extra`` fields, contact forces
+``[lambda_n, lambda_t...]`` per contact, the mode string per output point, time-stepping
+impulses) and the metadata (name, names, units, stats, init_report, parameter values),
+so ``Result.load(Result.save(path))`` gives the same run back (``evaluate`` then needs
+the System: ``Result.load(path, system=sys)``).
+
+- ``.npz`` (numpy): arrays by key, metadata as one JSON string.
+- ``.h5`` / ``.hdf5`` (h5py, the ``io`` extra): the layout of
+  :mod:`mechdae.simulate.stream` (what ``simulate(out=...)`` writes), plus ``modes``
+  (strings) and the units in the metadata.
+- ``.parquet`` (pandas + pyarrow, the ``io`` extra): one table indexed by ``t`` whose
+  columns are the series (``q::x``, ``v::der(x)``, ``mult::rod``, ``cf::A::1``,
+  ``mode``, ...), the metadata and the events (JSON) in the table's key-value metadata.
+"""
+import json
+
+import numpy as np
+
+from .result import Event, Result, _jsonable
+
+__all__ = ["to_dataframes", "save", "load", "FORMATS"]
+
+FORMATS = (".npz", ".h5", ".hdf5", ".parquet")
+
+
+def format_of(path):
+    """The file format of ``path`` by extension, or a ValueError naming the choices."""
+    p = str(path).lower()
+    for ext in (".npz", ".h5", ".hdf5", ".parquet", ".pq"):
+        if p.endswith(ext):
+            return {".hdf5": ".h5", ".pq": ".parquet"}.get(ext, ext)
+    raise ValueError(f"{path!r}: a Result is saved to '.npz', '.h5' (HDF5) or '.parquet' "
+                     "(the extension chooses the format)")
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError("data frames and Parquet files need pandas: "
+                          "pip install 'mechdae[io]'") from exc
+    return pd
+
+
+# ---------------------------------------------------------------- events as JSON
+def event_record(e):
+    """An Event as a JSON-able dict (``extra`` fields that are not JSON-able dropped)."""
+    d = e.as_dict()
+    extra = {}
+    for k, v in e.extra.items():
+        v = v.tolist() if isinstance(v, np.ndarray) else v
+        v = float(v) if isinstance(v, np.floating) else v
+        if _jsonable(v):
+            extra[k] = v
+    d["extra"] = extra
+    return d
+
+
+def event_from_record(d):
+    d = dict(d)
+    extra = d.pop("extra", {}) or {}
+    imp = d.get("impulse")
+    d["impulse"] = None if imp is None else np.asarray(imp, float)
+    return Event(**d, **extra)
+
+
+def _meta(res):
+    return dict(name=res.name,
+                names={k: list(v) if not isinstance(v, dict) else v for k, v in res.names.items()},
+                units=res.units, stats={k: v for k, v in res.stats.items() if _jsonable(v)},
+                init_report={k: [float(a) for a in v] for k, v in res.init_report.items()},
+                impulse_rows=list(getattr(res, "impulse_rows", None) or []))
+
+
+def _companions(res):
+    """contact forces, modes and impulses of a Result (None where absent)."""
+    cf = {k: np.asarray(v, float) for k, v in (getattr(res, "contact_forces", None) or {}).items()}
+    modes = getattr(res, "modes", None)
+    imp = getattr(res, "impulses", None)
+    imp = None if imp is None else np.asarray(imp, float)
+    return cf, (None if modes is None else ["" if m is None else str(m) for m in modes]), imp
+
+
+def _attach(res, meta, cf, modes, imp):
+    if cf:
+        res.contact_forces = cf
+    if modes is not None:
+        res.modes = [m or None for m in modes]
+    if imp is not None:
+        res.impulses = imp
+        res.impulse_rows = meta.get("impulse_rows") or None
+    res._units = meta.get("units") or {}
+    return res
+
+
+# ---------------------------------------------------------------- data frames
+def to_dataframes(res):
+    """Every table of a run: ``series`` (indexed by t: every named series, multipliers,
+    energy), ``events`` (one row per event), ``contact_forces`` (indexed by t: columns
+    ``<contact>.n``, ``<contact>.t``/``.t1``), ``modes`` (indexed by t) and
+    ``impulses`` (time stepping, indexed by t); a table a run does not have is None."""
+    pd = _pandas()
+    t = np.asarray(res.t)
+    idx = pd.Index(t, name="t")
+    cols = {k: np.asarray(res[k]) for k in res.keys() if k != "t"}
+    for k, val in res.multipliers.items():
+        val = np.asarray(val)
+        if val.ndim == 1:
+            cols[f"lambda[{k}]"] = val
+        else:
+            for j in range(val.shape[1]):
+                cols[f"lambda[{k}][{j}]"] = val[:, j]
+    if res.energy is not None:
+        cols["energy"] = np.asarray(res.energy)
+    out = dict(series=pd.DataFrame(cols, index=idx))
+    recs = [event_record(e) for e in res.events]
+    ev = pd.DataFrame(dict(
+        t=[r["t"] for r in recs], contact=[r["contact"] for r in recs],
+        kind=[r["kind"] for r in recs],
+        energy_before=[np.nan if r["energy_before"] is None else r["energy_before"] for r in recs],
+        energy_after=[np.nan if r["energy_after"] is None else r["energy_after"] for r in recs],
+        impulse=[r["impulse"] for r in recs], extra=[r["extra"] for r in recs]))
+    out["events"] = ev
+    cf, modes, imp = _companions(res)
+    if cf:
+        c = {}
+        for name, arr in cf.items():
+            arr = arr.reshape(arr.shape[0], -1)
+            for j in range(arr.shape[1]):
+                c[f"{name}.n" if j == 0 else (f"{name}.t" if arr.shape[1] == 2
+                                              else f"{name}.t{j}")] = arr[:, j]
+        out["contact_forces"] = pd.DataFrame(c, index=idx)
+    else:
+        out["contact_forces"] = None
+    out["modes"] = None if modes is None else pd.DataFrame({"mode": modes}, index=idx)
+    if imp is not None and imp.ndim == 2 and imp.shape[0] == t.size:
+        rows = getattr(res, "impulse_rows", None) or [f"P{j}" for j in range(imp.shape[1])]
+        out["impulses"] = pd.DataFrame(imp, index=idx, columns=list(rows))
+    else:
+        out["impulses"] = None
+    return out
+
+
+# ---------------------------------------------------------------- save / load
+def save(res, path):
+    """Write ``res`` to ``path`` (format by extension, see the module docstring);
+    returns the path."""
+    fmt = format_of(path)
+    if fmt == ".h5":
+        return _save_h5(res, path)
+    if fmt == ".parquet":
+        return _save_parquet(res, path)
+    arrays = dict(t=res.t, q=res.q, v=res.v, x=res.x, zalg=res.zalg)
+    for k, val in res.multipliers.items():
+        arrays[f"mult::{k}"] = np.asarray(val)
+    for k, val in res.residuals.items():
+        arrays[f"res::{k}"] = np.asarray(val)
+    for k in ("energy", "kinetic", "potential"):
+        if getattr(res, k) is not None:
+            arrays[k] = np.asarray(getattr(res, k))
+    if res.params is not None:
+        arrays["params"] = np.asarray(res.params)
+    if res.w is not None:
+        arrays["w"] = np.asarray(res.w)
+    cf, modes, imp = _companions(res)
+    for k, val in cf.items():
+        arrays[f"cf::{k}"] = val
+    if modes is not None:
+        arrays["modes"] = np.asarray(modes, dtype=str)
+    if imp is not None:
+        arrays["impulses"] = imp
+    meta = _meta(res)
+    meta["events"] = [event_record(e) for e in res.events]
+    arrays["meta"] = np.array(json.dumps(meta))
+    with open(path, "wb") as fh:            # np.savez would append '.npz' to other names
+        np.savez(fh, **arrays)
+    return str(path)
+
+
+def _save_h5(res, path):
+    from .stream import write_result, result_extras
+    write_result(res, path, extra=result_extras(res))
+    _, modes, _ = _companions(res)
+    import h5py
+    with h5py.File(path, "a") as f:
+        meta = json.loads(f.attrs["meta"])
+        meta["units"] = res.units
+        meta["impulse_rows"] = list(getattr(res, "impulse_rows", None) or [])
+        f.attrs["meta"] = json.dumps(meta)
+        if modes is not None:
+            f.create_dataset("modes", data=np.asarray(modes, dtype=object),
+                             dtype=h5py.string_dtype())
+    return str(path)
+
+
+def _save_parquet(res, path):
+    pd = _pandas()
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise ImportError("Result.save('.parquet') needs pyarrow: pip install 'mechdae[io]'") \
+            from exc
+    n = res.names
+    cols = {"t": np.asarray(res.t)}
+    for key, group in (("q", "q"), ("v", "u"), ("x", "v"), ("zalg", "z")):
+        arr = np.asarray(getattr(res, key))
+        for j, name in enumerate(n.get(group, [])):
+            cols[f"{key}::{name}"] = arr[:, j]
+    shapes = {}
+
+    def put(prefix, k, val):
+        val = np.asarray(val, float)
+        shapes[f"{prefix}::{k}"] = list(val.shape[1:])
+        val = val.reshape(val.shape[0], -1)
+        for j in range(val.shape[1]):
+            cols[f"{prefix}::{k}::{j}"] = val[:, j]
+
+    for k, val in res.multipliers.items():
+        put("mult", k, val)
+    for k, val in res.residuals.items():
+        put("res", k, val)
+    for k in ("energy", "kinetic", "potential"):
+        if getattr(res, k) is not None:
+            cols[k] = np.asarray(getattr(res, k))
+    cf, modes, imp = _companions(res)
+    for k, val in cf.items():
+        put("cf", k, val)
+    if imp is not None:
+        put("impulses", "P", imp)
+    if res.w is not None and np.size(res.w):
+        put("w", "w", np.asarray(res.w).T)
+    if modes is not None:
+        cols["mode"] = np.asarray(modes, dtype=object)
+    table = pa.Table.from_pandas(pd.DataFrame(cols), preserve_index=False)
+    meta = _meta(res)
+    meta.update(events=[event_record(e) for e in res.events], shapes=shapes,
+                params=None if res.params is None else np.asarray(res.params, float).tolist())
+    md = dict(table.schema.metadata or {})
+    md[b"mechdae"] = json.dumps(meta).encode()
+    pq.write_table(table.replace_schema_metadata(md), str(path))
+    return str(path)
+
+
+def load(path, system=None):
+    """Read a Result written by :func:`save` (or ``simulate(out=...)`` for HDF5) into
+    memory; ``system`` attaches the System for ``evaluate`` and named outputs."""
+    fmt = format_of(path)
+    if fmt == ".h5":
+        return _load_h5(path, system)
+    if fmt == ".parquet":
+        return _load_parquet(path, system)
+    with np.load(path, allow_pickle=False) as f:
+        meta = json.loads(str(f["meta"]))
+        mult = {k[6:]: f[k] for k in f.files if k.startswith("mult::")}
+        resd = {k[5:]: f[k] for k in f.files if k.startswith("res::")}
+        get = (lambda k: f[k] if k in f.files else None)
+        out = Result(f["t"], f["q"], f["v"], meta["names"], x=f["x"], zalg=f["zalg"],
+                     multipliers=mult, residuals=resd, energy=get("energy"),
+                     kinetic=get("kinetic"), potential=get("potential"), stats=meta["stats"],
+                     events=[event_from_record(e) for e in meta["events"]],
+                     init_report={k: tuple(v) for k, v in meta["init_report"].items()},
+                     params=get("params"), w=get("w"), name=meta["name"], system=system)
+        cf = {k[4:]: f[k] for k in f.files if k.startswith("cf::")}
+        modes = None if get("modes") is None else [str(m) for m in f["modes"]]
+        return _attach(out, meta, cf, modes, get("impulses"))
+
+
+def _load_h5(path, system):
+    from .stream import open_result
+    with open_result(path, system=system) as fr:
+        out = fr.load()
+        meta = json.loads(fr._file.attrs["meta"])
+        modes = None
+        if "modes" in fr._file:
+            modes = [m.decode() if isinstance(m, bytes) else str(m) for m in fr._file["modes"][:]]
+    return _attach(out, meta, getattr(out, "contact_forces", None),
+                   modes, getattr(out, "impulses", None))
+
+
+def _load_parquet(path, system):
+    import pyarrow.parquet as pq
+    table = pq.read_table(str(path))
+    meta = json.loads(table.schema.metadata[b"mechdae"])
+    df = table.to_pandas()
+    n = meta["names"]
+    N = len(df)
+
+    def block(key, group):
+        names = n.get(group, [])
+        if not names:
+            return np.zeros((N, 0))
+        return np.column_stack([df[f"{key}::{name}"].to_numpy(float) for name in names])
+
+    def get(prefix):
+        out = {}
+        for key, tail in meta["shapes"].items():
+            p, k = key.split("::", 1)
+            if p != prefix:
+                continue
+            cols = [c for c in df.columns if c.startswith(f"{key}::")]
+            arr = np.column_stack([df[c].to_numpy(float) for c in cols])
+            out[k] = arr.reshape((N,) + tuple(tail))
+        return out
+
+    col = (lambda k: df[k].to_numpy(float) if k in df.columns else None)
+    w = get("w").get("w")
+    out = Result(df["t"].to_numpy(float), block("q", "q"), block("v", "u"), n,
+                 x=block("x", "v"), zalg=block("zalg", "z"), multipliers=get("mult"),
+                 residuals=get("res"), energy=col("energy"), kinetic=col("kinetic"),
+                 potential=col("potential"), stats=meta["stats"],
+                 events=[event_from_record(e) for e in meta["events"]],
+                 init_report={k: tuple(v) for k, v in meta["init_report"].items()},
+                 params=None if meta.get("params") is None else np.asarray(meta["params"]),
+                 w=None if w is None else w.T, name=meta["name"], system=system)
+    modes = [str(m) for m in df["mode"]] if "mode" in df.columns else None
+    return _attach(out, meta, get("cf"), modes, get("impulses").get("P"))
