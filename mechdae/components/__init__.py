@@ -17,7 +17,8 @@ Examples
 """
 from .core import Component, Connector
 
-__all__ = ["Component", "Connector", "translational", "rotational", "electrical", "planar"]
+__all__ = ["Component", "Connector", "translational", "rotational", "electrical", "planar",
+           "spatial"]
 
 
 def __getattr__(name):

@@ -48,6 +48,14 @@ class Connector:
     domain = "connector"
     kind = "Connector"
     needs_reference = False
+    # a node of these connectors may be a general variable (a massless junction whose
+    # potential the balance of its flows fixes); False where a flow balance per potential
+    # is not the physics (a spatial frame's orientation entries): then such a node must be
+    # positioned by a defining component or a relation, else a ModelError (support_hint)
+    allow_general = True
+    # flows are outputs under their own names; False where they are an internal
+    # representation and derived_outputs() gives the public ones
+    public_flows = True
 
     def __init__(self, owner, name):
         self.owner = owner
@@ -68,6 +76,11 @@ class Connector:
         """Full name (``"drive.emf.flange"``)."""
         return f"{self.owner.path}.{self.name}"
 
+    def derived_outputs(self):
+        """Further outputs ``[(local name, expression of potential_syms and flow_syms)]``
+        (a spatial frame's force and torque resolved in the frame)."""
+        return []
+
     def describe(self):
         return f"'{self.path}' ({self.domain} {self.kind})"
 
@@ -87,6 +100,13 @@ class Connector:
                     f"connect(): {first.describe()} and {c.describe()} are different connector "
                     f"types; connect connectors of one type (join domains with a converter such "
                     "as electrical.EMF)")
+        for k, c in enumerate(connectors):
+            for d in connectors[k + 1:]:
+                if c.owner is d.owner and getattr(c.owner, "_joint", False):
+                    problems.append(
+                        f"connect(): {c.describe()} and {d.describe()} are the two frames of "
+                        f"joint '{c.owner.path}'; joining them locks the joint: connect each "
+                        "frame to a different part")
         seen = set()
         for c in connectors:
             if id(c) in seen:
@@ -136,10 +156,12 @@ class Component:
         self._params = []        # (local name, placeholder, value)
         self._coords = []        # (local name, placeholder, default, speed local name)
         self._vars = []          # (local name, placeholder, default)
+        self._speeds = []        # (local name, placeholder, default): declared speeds
+        self._kinematics = []    # (coordinate placeholder, rate expression)
         self._connectors = []    # Connector instances owned here
         self._defines = []       # (connector, exprs)
         self._flows = {}         # id(connector) -> (connector, exprs or None, energy)
-        self._relations = []     # (name, phi (column SX))
+        self._relations = []     # dicts: name, phi, inverse, closure (see relation())
         self._T, self._V = [], []
         self._gforces = []       # (Q, coordinate placeholder)
         self._equations = []     # (name, expr)
@@ -184,6 +206,26 @@ class Component:
         s = placeholder(f"{self.name}.{name}")
         self._coords.append((name, s, default, speed, speed_default))
         return s
+
+    def speeds(self, names, default=0.0):
+        """Declared speeds ``"<path>.<name>"`` (quasi-velocities, as :meth:`Model.speeds`):
+        they enter through :meth:`kinematics`, e.g. the angular velocity of a spherical
+        joint whose orientation is a quaternion. Returns one placeholder per name."""
+        names = names.replace(",", " ").split() if isinstance(names, str) else list(names)
+        defs = default if isinstance(default, (list, tuple, np.ndarray)) else \
+            [default] * len(names)
+        out = []
+        for n, d in zip(names, defs):
+            s = placeholder(f"{self.name}.{n}")
+            self._speeds.append((n, s, float(d)))
+            out.append(s)
+        return out
+
+    def kinematics(self, mapping):
+        """``{coordinate placeholder: rate expression}``, linear in declared speeds
+        (``q' = N(q) u``, as :meth:`Model.kinematics`)."""
+        for c, e in mapping.items():
+            self._kinematics.append((c, _as_sx(e, f"{self.path}: kinematics")))
 
     def variable(self, name, default=0.0):
         """A general variable ``"<path>.<name>"`` (differential if ``der()`` of it appears in
@@ -263,15 +305,28 @@ class Component:
         self._flows[id(connector)] = (connector, exprs, energy if isinstance(energy, list)
                                       else bool(energy))
 
-    def relation(self, phi, name="relation"):
+    def relation(self, phi, name="relation", inverse=None, closure=None, loop_cut=False):
         """A kinematic relation ``phi(potentials, ...) = 0`` between potentials of this
         component's connectors (an ideal gear: ``flange_a.phi - ratio * flange_b.phi``).
 
-        It defines one potential that nothing else defines (solved, substituted), or
+        Each row defines one potential that nothing else defines (solved, substituted), or
         becomes a holonomic constraint ``"<path>.<name>"`` whose multiplier ``lam`` gives the
         flows ``-lam dphi/ds`` of the connectors.
+
+        ``inverse``: the same relation written to be solved row by row for the other side
+        (a rotation ``R_b = R_a R_rel`` and ``R_a = R_b R_rel^T``); the form that defines
+        potentials is used, the other dropped. ``closure``: the same relation as independent
+        rows (the 3 of a rotation instead of its 9 entries), used instead of ``phi`` where
+        the relation closes a kinematic loop (every potential already known).
+        ``loop_cut=True``: where a loop closes, prefer this relation as the cut (its rows
+        define potentials only where no other relation can; a revolute joint, whose
+        closure eliminates its own angle).
         """
-        self._relations.append((name, _as_sx(phi, f"{self.path}: relation '{name}'")))
+        what = f"{self.path}: relation '{name}'"
+        self._relations.append(dict(
+            name=name, phi=_as_sx(phi, what),
+            inverse=None if inverse is None else _as_sx(inverse, what),
+            closure=None if closure is None else _as_sx(closure, what), loop_cut=loop_cut))
 
     def kinetic_energy(self, T):
         self._T.append(_as_sx(T, f"{self.path}: kinetic energy"))

@@ -75,6 +75,8 @@ def flatten(model):
             v = model.variable(f"{path}.{ln}", default)
             general.append(v)
             S.set(ph, v)
+        for ln, ph, default in c._speeds:
+            S.set(ph, model.speeds(f"{path}.{ln}", default=default))
 
     # ------------------------------------------------------------------ nodes
     N = resolve_nodes(model, comps, conns, connections, coord_phs, general, P)
@@ -89,20 +91,34 @@ def flatten(model):
     # chain of relations der(x_b) = der(x_a) + ..., so velocities stay as compact as the
     # positions (re-expanding each node's rate from its resolved value is O(n^2) per chain)
     droots = [root for root in members if root not in general_roots]
-    for root, r in zip(droots, der_many([node_val[root] for root in droots])):
+    rates = der_many([node_val[root] for root in droots])
+    for root, r in zip(droots, rates):
         for cn, i in members[root]:
             S.set(der(cn.potential_syms[i]), r)
 
     check_references(N, comps, P)
+    loose = {}
+    for root in general_roots:
+        for cn, i in members[root]:
+            if not cn.allow_general:
+                loose.setdefault(id(cn), cn)
+    if loose:
+        cns = sorted(loose.values(), key=lambda cn: cn.path)
+        P.append(f"{', '.join(repr(cn.path) for cn in cns[:6])}{' ...' if len(cns) > 6 else ''}"
+                 f": not positioned by anything (no joint, fixed frame or defining component "
+                 f"reaches {'it' if len(cns) == 1 else 'them'}); {cns[0].support_hint}")
 
     if P:
         raise ModelError([f"model '{model.name}': {p}" for p in P])
 
     # ------------------------------------------------------------------ eliminations
-    PT = _Subst()                        # potentials -> node values (placeholder space)
-    for root, lst in members.items():
+    PT = _Subst()                        # potentials and their rates -> node values
+    for root, lst in members.items():    # (placeholder space)
         for cn, i in lst:
             PT.set(cn.potential_syms[i], node_val[root])
+    for root, r in zip(droots, rates):
+        for cn, i in members[root]:
+            PT.set(der(cn.potential_syms[i]), r)
     PT.resolve(f"model '{model.name}'")
 
     def pot(e):
@@ -128,6 +144,8 @@ def flatten(model):
     sec_roles, rel_roles = cons[:len(secondary)], cons[len(secondary):]
     any_elim = bool(E.keys)
     elim_outputs = []
+    kin_of = {c_ph.element_hash(): e for c in comps for c_ph, e in c._kinematics}
+    kin = []                             # (coordinate symbol, rate expression placeholders)
     for c, ln, ph, default, speed, speed_default in coord_decl:
         path = c.path
         sname = f"{path}.{speed}" if speed is not None else None
@@ -139,6 +157,9 @@ def flatten(model):
         sym = model.coordinates(f"{path}.{ln}", default=default, speeds=sname,
                                 speed_default=speed_default)
         S.set(ph, sym)
+        if ph.element_hash() in kin_of:
+            kin.append((sym, kin_of[ph.element_hash()]))
+            continue
         d1 = _info(ph).deriv
         if any_elim or (d1 is not None and _info(d1).deriv is not None):
             # accelerations (outputs only): evaluated by results from the equations of motion
@@ -146,6 +167,18 @@ def flatten(model):
     for ph, val in zip(E.keys, E.vals):
         S.set(der(der(ph)), der(der(val)))
     S.resolve(f"model '{model.name}'")
+    if kin:
+        model.kinematics(dict(zip([k for k, _ in kin], S.apply([e for _, e in kin]))))
+    kin_rate = {_info(sym).deriv.element_hash(): e for sym, e in
+                zip([k for k, _ in kin], S.apply([e for _, e in kin]))}
+
+    def acceleration(s):
+        """Rate of a speed (an output-only acceleration symbol); the rate of a coordinate's
+        rate under declared kinematics is ``d/dt (N(q) u)``."""
+        e = kin_rate.get(s.element_hash())
+        if e is not None:
+            return der_many([e], acceleration=acceleration)[0]
+        return model.acceleration(s)
     t_alias = time.perf_counter()
 
     def derivatives():
@@ -164,7 +197,7 @@ def flatten(model):
             try:
                 # rates of velocities (a body's inertial force in its flows) are the
                 # accelerations, which only outputs may use
-                rates = der_many([v for _, v in todo], acceleration=model.acceleration)
+                rates = der_many([v for _, v in todo], acceleration=acceleration)
             except ValueError:
                 for info, val in todo:
                     try:
@@ -239,7 +272,7 @@ def flatten(model):
     for r in rels:
         phi = r["phi"]
         phs = [r_cn.potential_syms[i] for r_cn, i in r["used"]]
-        if not phs:
+        if not phs or r["role"] == "dropped":
             continue
         Jp = ca.jacobian(phi, ca.vertcat(*phs))
         if r["role"] == "constraint":
@@ -249,7 +282,7 @@ def flatten(model):
             g = -ca.mtimes(Jp.T, lam)
             for k, (cn, i) in enumerate(r["used"]):
                 extra[(id(cn), i)].append(g[k])
-        else:
+        elif r["role"] == "definer":
             cn0, i0 = r["conn"]
             root = r["root"]
             others = [cn.flow_syms[i] for cn, i in members[root] if (id(cn), i) != (id(cn0), i0)]
@@ -403,8 +436,11 @@ def flatten(model):
         for cn in c._connectors:
             for i, p in enumerate(cn.potentials):
                 out(f"{cn.path}.{p}", cn.potential_syms[i])
-            for i, f in enumerate(cn.flows):
-                out(f"{cn.path}.{f}", cn.flow_syms[i])
+            if cn.public_flows:
+                for i, f in enumerate(cn.flows):
+                    out(f"{cn.path}.{f}", cn.flow_syms[i])
+            for name, e in cn.derived_outputs():
+                out(f"{cn.path}.{name}", e)
         for name, e in c._outputs:
             out(f"{c.path}.{name}", e)
     out_vals = S.apply([e for _, e in outs])

@@ -95,42 +95,115 @@ def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
             secondary.append((c, cn, i, e, root, f"connect({cn.path}.{cn.potentials[i]})"))
 
     # relations: define what they can (tree joints), the rest are constraints
-    rels = []                            # dict per relation
+    rels = []                            # dict per relation row
+    groups = []                          # per relation: its forms and closure
+
+    def rows_of(c, name, phi, gid, form, late=False):
+        # each row on its own: a row defines one potential once the others are known
+        # (a body's frame_b: the angle first, then the position that depends on it)
+        rows = ca.vertsplit(ca.vec(phi)) if phi.numel() > 1 else [phi]
+        out = []
+        for k, row in enumerate(rows):
+            used = [pot_of[h] for h in _hashes(row) if h in pot_of]
+            bad = [cn for cn, _ in used if cn.owner is not c]
+            if bad:
+                P.append(f"{c.path}: relation '{name}' uses {bad[0].describe()} of another "
+                         "component; a relation joins the component's own connectors")
+            rname = name if len(rows) == 1 else f"{name}[{k}]"
+            out.append(dict(comp=c, name=rname, phi=row, used=used, role=None, group=gid,
+                            form=form, late=late))
+        return out
+
     for c in comps:
-        for name, phi in c._relations:
-            # each row on its own: a row defines one potential once the others are known
-            # (a body's frame_b: the angle first, then the position that depends on it)
-            rows = ca.vertsplit(ca.vec(phi)) if phi.numel() > 1 else [phi]
-            for k, row in enumerate(rows):
-                used = [pot_of[h] for h in _hashes(row) if h in pot_of]
-                bad = [cn for cn, _ in used if cn.owner is not c]
-                if bad:
-                    P.append(f"{c.path}: relation '{name}' uses {bad[0].describe()} of another "
-                             "component; a relation joins the component's own connectors")
-                rname = name if len(rows) == 1 else f"{name}[{k}]"
-                rels.append(dict(comp=c, name=rname, phi=row, used=used, role=None))
+        for rel in c._relations:
+            gid = len(groups)
+            late = rel.get("loop_cut", False)
+            fwd = rows_of(c, rel["name"], rel["phi"], gid, 0, late)
+            inv = rows_of(c, rel["name"], rel["inverse"], gid, 1, late) \
+                if rel["inverse"] is not None else []
+            groups.append(dict(comp=c, rel=rel, forms=(fwd, inv), chosen=None))
+            rels.extend(fwd + inv)
+    # units: a row on its own, or every row of one form of a relation with a closure (a
+    # rotation's 9 entries define a frame's orientation together, or not at all)
+    units = []
+    for g in groups:
+        for form in g["forms"]:
+            if not form:
+                continue
+            if g["rel"]["closure"] is None and not g["forms"][1]:
+                units.extend([r] for r in form)
+            else:
+                units.append(form)
+
+    def definable(r):
+        """``(connector, i, coefficient)`` when the row can be solved for its one unknown
+        potential, ``()`` when it has none, else None."""
+        unresolved = [(cn, i) for cn, i in r["used"] if root_of(cn, i) not in node_val]
+        if not unresolved:
+            return ()
+        if len({root_of(cn, i) for cn, i in unresolved}) != 1 or len(unresolved) != 1 or \
+                r["phi"].numel() != 1:
+            return None
+        cn, i = unresolved[0]
+        ph = cn.potential_syms[i]
+        if not ca.is_linear(r["phi"], ph):
+            return None
+        a = ca.jacobian(r["phi"], ph)
+        return None if a.is_zero() else (cn, i, a)
+
     changed = True
     while changed:
         changed = False
-        for r in rels:
-            if r["role"] is not None:
-                continue
-            unresolved = [(cn, i) for cn, i in r["used"] if root_of(cn, i) not in node_val]
-            roots = {root_of(cn, i) for cn, i in unresolved}
-            if not roots:
-                r["role"] = "constraint"
+        # relations that prefer to close loops (a revolute) define frames only when no
+        # other relation can: where a loop closes, theirs are the rows left over
+        for late in (False, True):
+            if changed:
+                break
+            for unit in units:
+                if unit[0]["late"] != late or any(r["role"] is not None for r in unit):
+                    continue
+                ds = [definable(r) for r in unit]
+                if all(d == () for d in ds):
+                    for r in unit:
+                        r["role"] = "constraint"
+                    changed = True
+                    continue
+                if any(d is None or d == () for d in ds) or \
+                        len({root_of(d[0], d[1]) for d in ds}) != len(ds):
+                    continue
+                for r, (cn, i, a) in zip(unit, ds):
+                    ph = cn.potential_syms[i]
+                    root = root_of(cn, i)
+                    node_val[root] = -ca.substitute(r["phi"], ph, ca.SX(0)) / a
+                    r.update(role="definer", root=root, conn=(cn, i), a=a)
                 changed = True
-            elif len(roots) == 1 and len(unresolved) == 1 and r["phi"].numel() == 1:
-                cn, i = unresolved[0]
-                ph = cn.potential_syms[i]
-                phi = r["phi"]
-                if ca.is_linear(phi, ph):
-                    a = ca.jacobian(phi, ph)
-                    if not a.is_zero():
-                        root = root_of(cn, i)
-                        node_val[root] = -ca.substitute(phi, ph, ca.SX(0)) / a
-                        r.update(role="definer", root=root, conn=(cn, i), a=a)
-                        changed = True
+                g = groups[unit[0]["group"]]
+                if g["chosen"] is None:
+                    # the form that defines is the relation; the other is dropped
+                    g["chosen"] = unit[0]["form"]
+                    for o in g["forms"][1 - unit[0]["form"]]:
+                        o["role"] = "dropped"
+    for g in groups:
+        fwd, inv = g["forms"]
+        if not inv and g["rel"]["closure"] is None:
+            continue
+        if g["chosen"] is None:
+            # no row defines anything: the relation closes a loop (or joins known frames)
+            for r in inv:
+                r["role"] = "dropped"
+            clo = g["rel"]["closure"]
+            if clo is not None:
+                for r in fwd:
+                    r["role"] = "dropped"
+                new = rows_of(g["comp"], g["rel"]["name"], clo, None, 0)
+                for r in new:
+                    r["role"] = "constraint"
+                rels.extend(new)
+        elif g["rel"]["closure"] is not None and any(
+                r["role"] in (None, "constraint") for r in g["forms"][g["chosen"]]):
+            P.append(f"{g['comp'].path}: relation '{g['rel']['name']}' determines part of a "
+                     "frame that is also determined elsewhere (connect each frame to one "
+                     "joint path, or cut the loop at a joint)")
     n_general_nodes = 0
     general_roots = set()
     for root in members:

@@ -47,7 +47,6 @@ import casadi as ca
 import numpy as np
 
 from ..dsl.model import der, placeholder
-from ..errors import ModelError
 from .core import Component, Connector
 from . import rotational as _rot_lib
 from . import translational as _tr_lib
@@ -68,15 +67,6 @@ class Frame(Connector):
     support_hint = ("connect it through joints to the World (pl.Revolute, pl.Prismatic; "
                     "pl.Free for a body that moves freely) or to a pl.Fixed frame")
 
-    def _check_connect(self, connectors):
-        super()._check_connect(connectors)
-        for k, c in enumerate(connectors):
-            for d in connectors[k + 1:]:
-                if c.owner is d.owner and isinstance(c.owner, _Joint):
-                    raise ModelError(f"connect(): {c.describe()} and {d.describe()} are the two "
-                                     f"frames of joint '{c.owner.path}'; joining them locks the "
-                                     "joint: connect each frame to a different part")
-
 
 def _rotate(phi, v):
     """``R(phi) v`` for a 2-vector ``v``."""
@@ -88,27 +78,36 @@ def _is_number(v):
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
-def _vec2(comp, name, value):
-    """A 2-vector argument: numbers become parameters ``"<name>[1]"``, ``"<name>[2]"``;
+def _vec(comp, name, value, n=2):
+    """An n-vector argument: numbers become parameters ``"<name>[1]"``, ``"<name>[2]"``, ...;
     expressions are used as given."""
     v = list(value) if isinstance(value, (list, tuple, np.ndarray)) else None
-    if v is None or len(v) != 2:
+    if v is None or len(v) != n:
         raise ValueError(f"{type(comp).__name__} '{comp.name}': {name}={value!r} must be a "
-                         "2-vector (x, y)")
+                         f"{n}-vector ({', '.join('xyz'[:n])})")
     return [comp.parameter(f"{name}[{k + 1}]", float(x)) if _is_number(x) else x
             for k, x in enumerate(v)]
 
 
-def _unit2(comp, name, value):
+def _vec2(comp, name, value):
+    return _vec(comp, name, value, 2)
+
+
+def _unit(comp, name, value, n=2):
     """A constant direction (numbers, normalized)."""
     v = np.asarray(value, float).ravel()
-    if v.size == 3 and v[2] == 0.0:
+    if n == 2 and v.size == 3 and v[2] == 0.0:
         v = v[:2]
-    nrm = float(np.linalg.norm(v)) if v.size == 2 else 0.0
-    if v.size != 2 or not np.isfinite(nrm) or nrm == 0.0:
+    nrm = float(np.linalg.norm(v)) if v.size == n else 0.0
+    if v.size != n or not np.isfinite(nrm) or nrm == 0.0:
         raise ValueError(f"{type(comp).__name__} '{comp.name}': {name}={value!r} must be a "
-                         "nonzero planar direction (nx, ny)")
+                         f"nonzero {'planar ' if n == 2 else ''}direction "
+                         f"({', '.join('n' + a for a in 'xyz'[:n])})")
     return v / nrm
+
+
+def _unit2(comp, name, value):
+    return _unit(comp, name, value, 2)
 
 
 def _source(comp, value, names):
@@ -214,15 +213,22 @@ class _Inertial(Component):
         self.output("w", der(a.phi))
 
     def _before_flatten(self, components):
-        worlds = [c for c in components if isinstance(c, World)]
-        self._params = [p for p in self._params if p[0] not in ("gravity[1]", "gravity[2]")]
-        if not worlds:
-            return [f"{self.path}: a body takes its weight from the World: add "
-                    "pl.World('world') to the model (World(g=0) for no gravity) and connect "
-                    "the mechanism to world.frame"]
-        for k, (ph, gk) in enumerate(zip(self._g, worlds[0].gravity)):
-            self._params.append((f"gravity[{k + 1}]", ph, gk))
-        return []
+        return _take_gravity(self, components, World, "pl")
+
+
+def _take_gravity(body, components, world_cls, lib):
+    """Give ``body._g`` (placeholders) the gravity of the model's one World, as parameters of
+    the body (problems as strings)."""
+    worlds = [c for c in components if isinstance(c, world_cls)]
+    names = [f"gravity[{k + 1}]" for k in range(len(body._g))]
+    body._params = [p for p in body._params if p[0] not in names]
+    if not worlds:
+        return [f"{body.path}: a body takes its weight from the World: add "
+                f"{lib}.World('world') to the model (World(g=0) for no gravity) and connect "
+                "the mechanism to world.frame"]
+    for n, ph, gk in zip(names, body._g, worlds[0].gravity):
+        body._params.append((n, ph, gk))
+    return []
 
 
 class Body(_Inertial):
@@ -256,6 +262,8 @@ class _Joint(Component):
         super().__init__(name)
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
+
+    _joint = True                        # connecting its two frames locks it
 
     def _axis(self, flange_cls, q):
         """Drive flanges ``axis`` (at the joint coordinate) and ``support`` (fixed at 0, as
