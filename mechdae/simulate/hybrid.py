@@ -20,8 +20,8 @@ import numpy as np
 
 from . import register_method
 from ..contact.kernels import ENUM_MAX
-from .event import (DEFAULTS, EVENT_ATOL, EVENT_RTOL, EventEngine, initial_x, output_grid,
-                    build_result)
+from .event import (EVENT_ATOL, EVENT_RTOL, EventEngine, build_result, event_options, initial_x,
+                    output_grid)
 from .inputs import resolve_inputs
 from .partial import keeps_partial, on_failure, seeded
 from .result import Event
@@ -116,12 +116,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     for k in list(options):
         if k in aopts:
             aopts[k] = options.pop(k)
-    eopts = dict(DEFAULTS)
-    unknown = set(options) - set(eopts)
-    if unknown:
-        raise TypeError(f"simulate(method='auto'): unknown option(s) {sorted(unknown)}; "
-                        f"options: {', '.join(sorted(set(eopts) | set(aopts)))}")
-    eopts.update(options)
+    eopts = event_options(options, "auto", extra=aopts)
     ts_driver = _timestepping()
     if ts_driver is not None and aopts["zeno_to_timestepping"]:
         eopts["zeno_action"] = "report"

@@ -63,8 +63,8 @@ from .engine import EventEngine, MAX_WINDOW
 from .output import build_result
 from .phase import ModeSet
 
-__all__ = ["simulate_event", "EventEngine", "ModeSet", "build_result", "initial_x",
-           "output_grid", "DEFAULTS", "EVENT_RTOL", "EVENT_ATOL", "MAX_WINDOW"]
+__all__ = ["simulate_event", "EventEngine", "ModeSet", "build_result", "event_options",
+           "initial_x", "output_grid", "DEFAULTS", "EVENT_RTOL", "EVENT_ATOL", "MAX_WINDOW"]
 
 
 EVENT_RTOL, EVENT_ATOL = 1e-10, 1e-12   # smooth phases of "event" and "auto" (with contacts)
@@ -74,6 +74,18 @@ DEFAULTS = dict(contact_stabilization=(20.0, 100.0, 20.0), samples_per_window=32
                 max_events=20000, max_step=None, integrator_options=None, n_out=501,
                 zeno_action="extrapolate", rest_velocity=None, rest_impacts=2,
                 energy_gain="fallback")
+
+
+def event_options(options, method="event", extra=()):
+    """``DEFAULTS`` updated with ``options``; a TypeError names the unknown ones and lists
+    the known (``extra``: a calling driver's own option names)."""
+    opts = dict(DEFAULTS)
+    unknown = set(options) - set(opts)
+    if unknown:
+        raise TypeError(f"simulate(method={method!r}): unknown option(s) {sorted(unknown)}; "
+                        f"options: {', '.join(sorted(set(opts) | set(extra)))}")
+    opts.update(options)
+    return opts
 
 
 def initial_x(system, q0, v0, t0, pv, initialize):
@@ -187,12 +199,7 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     'accumulation'
     """
     wall0 = _time.perf_counter()
-    opts = dict(DEFAULTS)
-    unknown = set(options) - set(opts)
-    if unknown:
-        raise TypeError(f"simulate(method='event'): unknown option(s) {sorted(unknown)}; "
-                        f"options: {', '.join(sorted(opts))}")
-    opts.update(options)
+    opts = event_options(options)
     if opts["painleve"] not in ("raise", "impact"):
         raise ValueError(f"painleve: must be 'raise' or 'impact', got {opts['painleve']!r}")
     specs = resolve_inputs(system, inputs)

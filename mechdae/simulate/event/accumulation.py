@@ -70,11 +70,12 @@ def measured_ratio(times, n, tol, r_max=0.98):
     """
     if len(times) < n + 2:
         return None
-    dt = np.diff(np.asarray(times[-(n + 2):], float))
-    if not np.all(dt > 0):
+    t = times[-(n + 2):]
+    dt = [b - a for a, b in zip(t, t[1:])]
+    if not min(dt) > 0:
         return None
-    r = dt[1:] / dt[:-1]
-    if np.all(r > 0) and np.all(r < r_max) and np.ptp(r) <= tol * np.mean(r):
+    r = [b / a for a, b in zip(dt, dt[1:])]
+    if 0 < min(r) and max(r) < r_max and max(r) - min(r) <= tol * sum(r) / len(r):
         return float(r[-1])
     return None
 

@@ -9,8 +9,6 @@ paradox) the energy-limited law is used (:mod:`mechdae.contact.energetic`). The 
 left with ``v_n^+ <= vel_tol`` go to the contact-force problem (:meth:`ModeLogic.decide`);
 accumulations of impacts are decided in :mod:`.accumulation`.
 """
-import numpy as np
-
 from ...errors import SolverError
 from ..result import Event
 from .phase import OPEN

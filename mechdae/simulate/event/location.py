@@ -46,7 +46,12 @@ def first_crossing(ev0, E, tol):
     off : (nE,) array
         The shifts in force on the bracket (to add to ``e`` for the root search).
     """
-    off = np.where(ev0 > 0, 0.0, tol - np.minimum(ev0, 0.0))
+    if ev0.min() > 0:
+        if E.min() > 0:                  # the usual window: nothing fires, nothing shifted
+            return None, [], np.zeros_like(ev0)
+        off = np.zeros_like(ev0)
+    else:
+        off = np.where(ev0 > 0, 0.0, tol - np.minimum(ev0, 0.0))
     K = E.shape[1]
     pos = E > 0
     # column from which each function is armed (0: from the start)

@@ -115,21 +115,28 @@ class Buffered:
         return outs
 
 
-def _mode_core(system, specs, mode, gains):
-    """``core(x, t, P) -> (xdot, lam_c, events)`` for one mode, and the event descriptors."""
+def _symbols(system, specs):
+    """Symbols ``x = (q, u, v)``, ``t``, ``P`` and the model's terms at them."""
     F = system.functions
     nq, nu, nv = system.nq, system.nu, system.nv
-    nx = nq + nu + nv
     _, _, _, nP = _layout(system)
-    x = ca.MX.sym("x", nx)
+    x = ca.MX.sym("x", nq + nu + nv)
     t = ca.MX.sym("t")
     P = ca.MX.sym("P", nP)
     p, H, K, wc, dref = _split_P(system, P)
     w = input_mx(system, specs, t, wc)
     q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
     vd, z = system.extras_mx(q, u, v, t, p, w)
-    M = F["M"](q, p)
-    h = F["h"](q, u, v, z, t, p, w)
+    return x, t, P, dict(q=q, u=u, v=v, p=p, H=H, K=K, dref=dref, vd=vd, z=z,
+                         M=F["M"](q, p), h=F["h"](q, u, v, z, t, p, w))
+
+
+def _mode_core(system, specs, mode, gains):
+    """``core(x, t, P) -> (xdot, lam_c, events)`` for one mode, and the event descriptors."""
+    F = system.functions
+    x, t, P, s = _symbols(system, specs)
+    q, u, p, H, K, dref, vd, M, h = (s[k] for k in ("q", "u", "p", "H", "K", "dref", "vd",
+                                                     "M", "h"))
     A_rows, F_rows, rhs = [], [], []
     if system.m + system.k:
         y, zc, C, c = F["constraints"](q, u, t, p)
@@ -340,17 +347,9 @@ class ModeSet:
 def terms_function(system, specs):
     """``terms(x, t, P) -> (M, h, C, rc, W, Wt, Wdot_u, gap, E)`` for the contact problems."""
     F = system.functions
-    nq, nu, nv = system.nq, system.nu, system.nv
-    _, _, _, nP = _layout(system)
-    x = ca.MX.sym("x", nq + nu + nv)
-    t = ca.MX.sym("t")
-    P = ca.MX.sym("P", nP)
-    p, H, K, wc, _ = _split_P(system, P)
-    w = input_mx(system, specs, t, wc)
-    q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
-    _, z = system.extras_mx(q, u, v, t, p, w)
-    M = F["M"](q, p)
-    h = F["h"](q, u, v, z, t, p, w)
+    x, t, P, s = _symbols(system, specs)
+    q, u, p, H, K, M, h = (s[k] for k in ("q", "u", "p", "H", "K", "M", "h"))
+    nu = system.nu
     if system.m + system.k:
         y, zc, C, c = F["constraints"](q, u, t, p)
         rc = ca.mtimes(H, y) + ca.mtimes(K, zc) - c
