@@ -182,10 +182,10 @@ def test_unknown_control_is_named(point_mass):
         s.ocp(N=10, controls=["tau"])
 
 
-def test_model_with_contacts_is_refused_naming_the_contacts():
+def test_model_with_contacts_needs_phases_or_complementarity():
     s = md.load(str(REPO / "models" / "bouncing_ball.py")).compile()
     name = s.contact_names[0]
-    with pytest.raises(NotImplementedError, match=rf"'bouncing_ball'.*'{name}'.*contact mode"):
+    with pytest.raises(ValueError, match=rf"'bouncing_ball'.*'{name}'.*phases=.*complementarity"):
         s.ocp(N=10)
 
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..simulate.inputs import resolve_inputs, input_mx, constant_vector
 
-__all__ = ["to_casadi", "ocp", "OCP", "OCPSolution"]
+__all__ = ["to_casadi", "ocp", "OCP", "OCPSolution", "HybridOCP", "ContactImplicitOCP",
+           "HybridSolution", "ContactImplicitSolution", "contact"]
 
 
 def to_casadi(system, form="ode", inputs=None):
@@ -82,3 +83,7 @@ def to_casadi(system, form="ode", inputs=None):
 
 
 from .ocp import ocp, OCP, OCPSolution  # noqa: E402
+from . import contact  # noqa: E402
+from .hybrid import HybridOCP  # noqa: E402
+from .complementarity import ContactImplicitOCP  # noqa: E402
+from .contact_solution import HybridSolution, ContactImplicitSolution  # noqa: E402

@@ -24,7 +24,8 @@ the problem transcribed on ``N`` intervals ``t_k = k h``, ``h = T / N``, is
 With ``enforce_constraints=True`` the invariants ``y = phi`` and ``z = (phi', psi)`` are
 imposed at every node and continuity is relaxed along their gradients,
 ``x_{k+1} = Phi(x_k) + J(x_{k+1})^T mu_k`` (a projection; ``mu_k`` are extra unknowns), so
-the problem stays square in the constraints.  Contacts are not supported.
+the problem stays square in the constraints.  Models with contacts: see
+:mod:`mechdae.export.hybrid` (fixed mode sequence) and :mod:`mechdae.export.complementarity`.
 """
 import numbers
 import time as _time
@@ -32,31 +33,35 @@ import time as _time
 import casadi as ca
 import numpy as np
 
-from ..simulate.inputs import resolve_inputs, input_mx, constant_vector
+from ._ocp_base import OCPBase
 
 __all__ = ["OCP", "OCPSolution", "SimulateCheck", "ocp"]
 
 _METHODS = ("multiple_shooting", "collocation")
 
 
-def ocp(system, N=50, t_final=1.0, method="multiple_shooting", controls=None, params=None,
-        inputs=None, integrator="rk4", substeps=1, control="constant", degree=3,
-        scheme="radau", enforce_constraints=False, integrator_options=None):
-    """Build a direct multiple-shooting or direct-collocation OCP of ``system``.
+def ocp(system, N=50, t_final=1.0, method="multiple_shooting", controls=None, phases=None,
+        **options):
+    """Build an optimal control problem of ``system``.
 
-    See :class:`OCP` (this function only calls its constructor).
+    - ``phases=[...]``: a fixed contact-mode sequence, :class:`~mechdae.export.HybridOCP`;
+    - ``method="complementarity"``: contact-implicit, :class:`~mechdae.export.ContactImplicitOCP`;
+    - otherwise (a model without contacts) :class:`OCP` (``"multiple_shooting"`` or
+      ``"collocation"``).
     """
-    return OCP(system, N=N, t_final=t_final, method=method, controls=controls, params=params,
-               inputs=inputs, integrator=integrator, substeps=substeps, control=control,
-               degree=degree, scheme=scheme, enforce_constraints=enforce_constraints,
-               integrator_options=integrator_options)
+    if phases is not None:
+        if method not in ("multiple_shooting", "hybrid"):
+            raise ValueError(f"ocp: phases= is transcribed by multiple shooting; got "
+                             f"method={method!r}")
+        from .hybrid import HybridOCP
+        return HybridOCP(system, phases, N=N, t_final=t_final, controls=controls, **options)
+    if method == "complementarity":
+        from .complementarity import ContactImplicitOCP
+        return ContactImplicitOCP(system, N=N, t_final=t_final, controls=controls, **options)
+    return OCP(system, N=N, t_final=t_final, method=method, controls=controls, **options)
 
 
-def _is_model_expr(e):
-    return isinstance(e, ca.SX)
-
-
-class OCP:
+class OCP(OCPBase):
     """An optimal control problem on a compiled System, wrapping a ``casadi.Opti``.
 
     The transcription is stated in :mod:`mechdae.export.ocp`.  Decision variables: node
@@ -100,8 +105,7 @@ class OCP:
     ------
     ValueError
         Unknown control or method, ``N < 1``, bad ``t_final``.
-    NotImplementedError
-        The model has contacts.
+        The model has contacts (use ``phases=`` or ``method="complementarity"``).
 
     Examples
     --------
@@ -116,11 +120,10 @@ class OCP:
                  degree=3, scheme="radau", enforce_constraints=False, integrator_options=None):
         name = system.name
         if system.contact_names:
-            raise NotImplementedError(
-                f"model '{name}' has contacts {', '.join(repr(c) for c in system.contact_names)}; "
-                "optimal control through contacts is not supported (future work: a fixed "
-                "contact mode sequence, i.e. the contacts turned into constraints per phase); "
-                "remove the contacts or model the intended mode as constraints")
+            raise ValueError(
+                f"ocp: model '{name}' has contacts {', '.join(repr(c) for c in system.contact_names)}; "
+                "give the contact mode sequence (phases=[{'stance': [...]}, {'impact': [...]}, "
+                "...]) or use method='complementarity' (contact-implicit)")
         if isinstance(N, bool) or not isinstance(N, numbers.Integral) or N < 1:
             raise ValueError(f"ocp: N (number of intervals) must be an integer >= 1, got {N!r}")
         if method not in _METHODS:
@@ -133,24 +136,7 @@ class OCP:
             raise ValueError(f"ocp: collocation degree must be an integer >= 1, got {degree!r}")
         if method == "collocation" and scheme not in ("radau", "legendre"):
             raise ValueError(f"ocp: scheme must be 'radau' or 'legendre', got {scheme!r}")
-        if controls is None:
-            controls = list(system.w_names)
-        elif isinstance(controls, str):
-            controls = [controls]
-        controls = list(controls)
-        unknown = [c for c in controls if c not in system.w_names]
-        if unknown:
-            raise ValueError(
-                f"ocp: unknown control(s) {', '.join(repr(c) for c in unknown)} for model "
-                f"'{name}'; controls are the model's inputs: "
-                f"{', '.join(system.w_names) or 'none (declare one with m.input(name))'}")
-        if len(set(controls)) != len(controls):
-            raise ValueError(f"ocp: controls listed twice: {controls}")
-        other = dict(inputs or {})
-        clash = [c for c in controls if c in other]
-        if clash:
-            raise ValueError(f"ocp: input(s) {clash} are controls; do not also give them in inputs=")
-        self.system = system
+        self._setup_common(system, controls, inputs)
         self.N = int(N)
         self.method = method
         self.integrator = integrator
@@ -159,44 +145,14 @@ class OCP:
         self.degree = int(degree)
         self.scheme = scheme
         self.enforce_constraints = bool(enforce_constraints)
-        self.control_names = controls
-        self.inputs = other
-        self._specs = resolve_inputs(system, other)
         self._int_opts = dict(integrator_options or {})
-        self.nq, self.nu, self.nv = system.nq, system.nu, system.nv
-        self.nx = self.nq + self.nu + self.nv
-        self.nc = len(controls)
         self._build_functions()
 
-        opti = ca.Opti()
-        self.opti = opti
-        self._P = opti.parameter(len(system.p_names))
-        self.params = dict(params or {})
-        opti.set_value(self._P, system.param_vector(self.params))
-        if t_final is None or (isinstance(t_final, str) and t_final == "free"):
-            self.free_time = True
-            self.T = opti.variable()
-            opti.subject_to(self.T > 0)
-            self._T_guess = 1.0
-        else:
-            try:
-                T = float(t_final)
-            except (TypeError, ValueError):
-                raise ValueError(f"ocp: t_final must be a positive number or 'free', "
-                                 f"got {t_final!r}") from None
-            if not np.isfinite(T) or T <= 0:
-                raise ValueError(f"ocp: t_final must be a positive number or 'free', got {t_final!r}")
-            self.free_time = False
-            self.T = ca.MX(T)
-            self._T_guess = T
+        opti = self._setup_opti(params, t_final)
         self.h = self.T / self.N
         self.x = opti.variable(self.nx, self.N + 1)
         ncol = self.N if control == "constant" else self.N + 1
         self.c = opti.variable(self.nc, ncol)
-        self._cost_terms = []
-        self._objective_terms = []
-        self._init_vals, self._final_vals = {}, {}
-        self._guess = {}
         if method == "multiple_shooting":
             self._transcribe_shooting()
         else:
@@ -212,18 +168,10 @@ class OCP:
         c = ca.MX.sym("c", self.nc)
         t = ca.MX.sym("t")
         p = ca.MX.sym("p", len(s.p_names))
-        wc = ca.DM(constant_vector(self._specs))
-        w_other = input_mx(s, self._specs, t, wc)
-        rows = []
-        for i, n in enumerate(s.w_names):
-            rows.append(c[self.control_names.index(n)] if n in self.control_names else w_other[i])
-        w = ca.vertcat(*rows) if rows else ca.MX(0, 1)
+        w = self._w_fun(c, t)
         H, K = ca.DM(np.asarray(s.H, float)), ca.DM(np.asarray(s.K, float))
         xdot, lam, z = s.rhs_mx(x, t, p, w, H, K)
-        if not z.numel():
-            z = ca.MX(0, 1)
         self._f = ca.Function("f", [x, c, t, p], [xdot], ["x", "c", "t", "p"], ["xdot"])
-        self._fz = ca.Function("fz", [x, c, t, p], [w, z], ["x", "c", "t", "p"], ["w", "z"])
         r = s.m + s.k
         if r:
             q, u = x[:self.nq], x[self.nq:self.nq + self.nu]
@@ -231,50 +179,6 @@ class OCP:
             inv = ca.vertcat(y, zc)
             self._inv = ca.Function("inv", [x, t, p], [inv, ca.jacobian(inv, x)])
 
-    def _model_fun(self, expr, what):
-        """Function ``(x, c, t, p) -> expr`` of a model expression (SX) or a callable."""
-        s = self.system
-        x = ca.MX.sym("x", self.nx)
-        c = ca.MX.sym("c", self.nc)
-        t = ca.MX.sym("t")
-        p = ca.MX.sym("p", len(s.p_names))
-        if _is_model_expr(expr):
-            d = s._d
-            e = expr
-            model = s.parent
-            sub_from = [co["rate"] for co in model.coords if co["name"] in model.kinematics_]
-            if sub_from:
-                sub_to = [model.kinematics_[co["name"]] for co in model.coords
-                          if co["name"] in model.kinematics_]
-                e = ca.substitute(e, ca.vertcat(*sub_from), ca.vertcat(*sub_to))
-            if e.shape[1] != 1:
-                e = ca.vec(e)
-            try:
-                g = ca.Function(what, [d.q, d.u, d.v, d.z, d.t, d.p, d.w], [e])
-            except RuntimeError:
-                free = [str(v) for v in ca.symvar(e)
-                        if not any(ca.depends_on(a, v) for a in (d.q, d.u, d.v, d.z, d.t, d.p, d.w))]
-                label = dict(L="running cost / integral", E="terminal cost", path="path constraint")
-                raise ValueError(f"ocp: {label.get(what, what)} expression uses symbols {free} that are not "
-                                 f"coordinates, speeds, variables, parameters, inputs or time "
-                                 f"of model '{s.name}' (der(der(x)) and other models' symbols "
-                                 "cannot be used)") from None
-            w, z = self._fz(x, c, t, p)
-            q, u, v = x[:self.nq], x[self.nq:self.nq + self.nu], x[self.nq + self.nu:]
-            out = g(q, u, v, z, t, p, w)
-        elif callable(expr):
-            q, u = x[:self.nq], x[self.nq:self.nq + self.nu]
-            out = expr(q, u, c, t)
-            if not isinstance(out, (ca.MX, ca.SX, ca.DM, numbers.Number)):
-                raise TypeError(f"{what}: the callable must return a CasADi expression of "
-                                f"(q, u, controls, t), got {type(out).__name__}")
-            out = ca.MX(out) if not isinstance(out, ca.MX) else out
-        else:
-            raise TypeError(f"{what}: give an expression of the model's symbols (SX) or a "
-                            f"callable (q, u, controls, t) -> MX; got {type(expr).__name__}")
-        return ca.Function(what, [x, c, t, p], [out], ["x", "c", "t", "p"], [what])
-
-    # ------------------------------------------------------------------ transcriptions
     def _ctrl_pair(self):
         """Control values at the start and end of every interval (n_c x N each)."""
         if self.control == "constant":
@@ -401,150 +305,6 @@ class OCP:
         self._xend = self._xend + ca.horzcat(*corr)
 
     # ------------------------------------------------------------------ named access
-    def _qi(self, name):
-        s = self.system
-        if name in s.q_names:
-            return s.q_names.index(name)
-        if name in s.v_names:
-            return self.nq + self.nu + s.v_names.index(name)
-        raise ValueError(f"ocp: unknown coordinate '{name}' for model '{s.name}'; "
-                         f"coordinates: {', '.join(s.q_names + s.v_names)}")
-
-    def _vi(self, name):
-        s = self.system
-        if name in s.u_names:
-            return self.nq + s.u_names.index(name)
-        coord_speed = {co: sp for sp, co in s.speed_of.items()}
-        if name in coord_speed:
-            return self.nq + s.u_names.index(coord_speed[name])
-        raise ValueError(f"ocp: unknown speed '{name}' for model '{s.name}'; "
-                         f"speeds: {', '.join(s.u_names)} (or a coordinate name for der(x))")
-
-    def _ci(self, name):
-        if name not in self.control_names:
-            raise ValueError(f"ocp: unknown control '{name}' for model '{self.system.name}'; "
-                             f"controls: {', '.join(self.control_names) or 'none'}")
-        return self.control_names.index(name)
-
-    def q(self, name):
-        """Node values (1 x (N+1) MX) of coordinate ``name``."""
-        return self.x[self._qi(name), :]
-
-    def v(self, name):
-        """Node values (1 x (N+1) MX) of speed ``name`` (or of ``der(x)`` by coordinate name)."""
-        return self.x[self._vi(name), :]
-
-    def u(self, name):
-        """Values of control ``name`` (1 x N piecewise constant, 1 x (N+1) linear).
-
-        ``u`` is the optimal-control letter for controls here; the model's speeds are
-        :meth:`v`.
-        """
-        return self.c[self._ci(name), :]
-
-    @property
-    def t(self):
-        """Node times ``t_k = k T / N`` (1 x (N+1); MX when ``T`` is free)."""
-        return ca.horzcat(self._tk(), self.T)
-
-    # ------------------------------------------------------------------ conditions
-    def _state_rows(self, q, v, what):
-        s = self.system
-        rows = {}
-        for arg, label, kind in ((q, "q", "q"), (v, "v", "v")):
-            if arg is None:
-                continue
-            if isinstance(arg, dict):
-                for k, val in arg.items():
-                    i = self._qi(k) if kind == "q" else self._vi(k)
-                    rows[i] = float(val)
-            else:
-                arr = np.asarray(arg, float).ravel()
-                n = self.nq if kind == "q" else self.nu
-                if kind == "q" and arr.size == self.nq + self.nv:
-                    idx = list(range(self.nq)) + list(range(self.nq + self.nu, self.nx))
-                elif arr.size == n:
-                    idx = list(range(n)) if kind == "q" else list(range(self.nq, self.nq + n))
-                else:
-                    names = s.q_names if kind == "q" else s.u_names
-                    raise ValueError(f"ocp.{what}: {label}: expected {n} values (System order "
-                                     f"{names}), got {arr.size}")
-                rows.update({i: float(a) for i, a in zip(idx, arr)})
-        bad = [i for i, val in rows.items() if not np.isfinite(val)]
-        if bad:
-            names = self._state_names()
-            raise ValueError(f"ocp.{what}: {', '.join(repr(names[i]) for i in bad)} not finite")
-        return rows
-
-    def _state_names(self):
-        s = self.system
-        return s.q_names + s.u_names + s.v_names
-
-    def initial(self, q0=None, v0=None):
-        """Fix the initial state: only the coordinates / speeds given are constrained.
-
-        Parameters
-        ----------
-        q0, v0 : dict by name or array in System order
-        """
-        rows = self._state_rows(q0, v0, "initial")
-        for i, val in rows.items():
-            self.opti.subject_to(self.x[i, 0] == val)
-        self._init_vals.update(rows)
-
-    def final(self, q=None, v=None):
-        """Fix the final state: only the coordinates / speeds given are constrained."""
-        rows = self._state_rows(q, v, "final")
-        for i, val in rows.items():
-            self.opti.subject_to(self.x[i, -1] == val)
-        self._final_vals.update(rows)
-
-    def bounds(self, name, lo=None, hi=None):
-        """``lo <= name <= hi`` for a control (all its values), a coordinate or speed (all
-        nodes), or ``"t_final"`` (free final time)."""
-        if name == "t_final":
-            if not self.free_time:
-                raise ValueError("ocp.bounds: 't_final' is fixed; build with t_final='free'")
-            e = self.T
-        elif name in self.control_names:
-            e = self.u(name)
-        else:
-            try:
-                e = self.q(name)
-            except ValueError:
-                try:
-                    e = self.v(name)
-                except ValueError:
-                    raise ValueError(
-                        f"ocp.bounds: unknown name '{name}' for model '{self.system.name}'; "
-                        f"controls: {', '.join(self.control_names) or 'none'}; coordinates: "
-                        f"{', '.join(self.system.q_names)}; speeds: "
-                        f"{', '.join(self.system.u_names)}; or 't_final'") from None
-        if lo is not None and hi is not None and float(lo) > float(hi):
-            raise ValueError(f"ocp.bounds: '{name}': lower bound {lo} > upper bound {hi}")
-        if lo is not None:
-            self.opti.subject_to(ca.vec(e) >= float(lo))
-        if hi is not None:
-            self.opti.subject_to(ca.vec(e) <= float(hi))
-
-    def path(self, expr, lo=None, hi=None):
-        """``lo <= expr <= hi`` at every node for a model expression (SX) or a callable
-        ``(q, u, controls, t)``; controls at a node are the values of the interval it
-        starts (the last one for the final node)."""
-        g = self._model_fun(expr, "path")
-        vals = g.map(self.N + 1)(self.x, self._node_controls(), self.t,
-                                 ca.repmat(self._P, 1, self.N + 1))
-        if lo is not None:
-            self.opti.subject_to(ca.vec(vals) >= lo)
-        if hi is not None:
-            self.opti.subject_to(ca.vec(vals) <= hi)
-
-    def _node_controls(self):
-        if self.control == "linear":
-            return self.c
-        return ca.horzcat(self.c, self.c[:, -1])
-
-    # ------------------------------------------------------------------ costs
     def integral(self, expr):
         """``int_0^T expr dt`` as an MX expression, integrated by the transcription's scheme.
 
@@ -572,71 +332,9 @@ class OCP:
             total = total + B[j] * ca.sum2(Lj)
         return total * self.h
 
-    def running_cost(self, expr, weight=1.0):
-        """Add ``weight * int_0^T expr dt`` to the objective (see :meth:`integral`)."""
-        self._objective_terms.append(weight * self.integral(expr))
-        self._set_objective()
-
-    def terminal_cost(self, expr, weight=1.0):
-        """Add ``weight * expr`` at ``t = T`` (model expression or callable ``(q, u, controls,
-        t)``) to the objective."""
-        g = self._model_fun(expr, "E")
-        xe = self.x[:, -1]
-        ce = self._node_controls()[:, -1]
-        self._objective_terms.append(weight * g(xe, ce, self.T, self._P))
-        self._set_objective()
-
-    def minimize(self, expr):
-        """Add a term to the objective.
-
-        ``expr``: an MX expression of the Opti's variables (``ocp.T``, ``ocp.q("x")[-1]``,
-        ...) added as is; a model expression (SX) or a callable ``(q, u, controls, t)`` is a
-        running cost (integrated by the scheme, as :meth:`running_cost`).
-        """
-        if isinstance(expr, ca.MX):
-            self._objective_terms.append(expr)
-            self._set_objective()
-        else:
-            self.running_cost(expr)
-
-    def _set_objective(self):
-        self.opti.minimize(sum(self._objective_terms[1:], self._objective_terms[0]))
-
-    # ------------------------------------------------------------------ guesses, params
-    def set_params(self, params):
-        """New parameter values (no re-transcription)."""
-        self.params.update(params)
-        self.opti.set_value(self._P, self.system.param_vector(self.params))
-
-    def guess(self, q=None, v=None, controls=None, t_final=None):
-        """Initial guess: ``{name: scalar or array (N+1,)}`` for coordinates and speeds,
-        ``{name: scalar or array}`` for controls, a number for a free ``t_final``."""
-        for arg, fn in ((q, self._qi), (v, self._vi)):
-            for k, val in (arg or {}).items():
-                self._guess[("x", fn(k))] = val
-        for k, val in (controls or {}).items():
-            self._guess[("c", self._ci(k))] = val
-        if t_final is not None:
-            self._T_guess = float(t_final)
-
     def _apply_guess(self):
-        N = self.N
-        s = np.linspace(0.0, 1.0, N + 1)
-        X = np.zeros((self.nx, N + 1))
-        x0 = np.concatenate([self.system.q_defaults, self.system.u_defaults,
-                             self.system.v_defaults])
-        for i in range(self.nx):
-            a = self._init_vals.get(i, self._final_vals.get(i, x0[i]))
-            b = self._final_vals.get(i, a)
-            X[i] = a + (b - a) * s
-            if ("x", i) in self._guess:
-                X[i] = np.broadcast_to(np.asarray(self._guess[("x", i)], float), (N + 1,))
+        X, Cg = self._guess_arrays()
         self.opti.set_initial(self.x, X)
-        ncol = self.c.shape[1]
-        Cg = np.zeros((self.nc, ncol))
-        for j in range(self.nc):
-            if ("c", j) in self._guess:
-                Cg[j] = np.broadcast_to(np.asarray(self._guess[("c", j)], float), (ncol,))
         self.opti.set_initial(self.c, Cg)
         if self.method == "collocation":
             tau = self._coll[0]
@@ -674,24 +372,8 @@ class OCP:
         if not self._objective_terms:
             self.opti.minimize(0)
         self._apply_guess()
-        popts = dict(print_time=False)
-        popts.update(solver_options or {})
-        sopts = dict(options or {})
-        if solver == "ipopt":
-            sopts.setdefault("print_level", 5 if verbose else 0)
-            sopts.setdefault("sb", "yes")
-        self.opti.solver(solver, popts, sopts)
         t0 = _time.perf_counter()
-        try:
-            sol = self.opti.solve()
-        except RuntimeError as exc:
-            stats = self.opti.stats()
-            raise RuntimeError(
-                f"ocp of model '{self.system.name}': {solver} failed "
-                f"({stats.get('return_status', 'unknown status')}) after "
-                f"{stats.get('iter_count', '?')} iterations; try a better guess (ocp.guess), "
-                "more intervals, bounds, or a longer t_final; the last iterate is in "
-                "ocp.opti.debug") from exc
+        sol = self._run_solver(solver, options, solver_options, verbose)
         return OCPSolution(self, sol, _time.perf_counter() - t0)
 
 
@@ -718,9 +400,9 @@ class OCPSolution:
         self.problem = problem
         self.opti_sol = sol
         s = problem.system
-        X = np.atleast_2d(np.array(sol.value(problem.x))).reshape(problem.nx, problem.N + 1)
+        X = np.atleast_2d(np.array(sol.value(problem.x))).reshape(problem.nx, -1)
         self.T = float(sol.value(problem.T))
-        self.t = np.linspace(0.0, self.T, problem.N + 1)
+        self.t = np.array(sol.value(problem.t), float).ravel()
         self.q = X[:problem.nq].T.copy()
         self.v = X[problem.nq:problem.nq + problem.nu].T.copy()
         self.x = X[problem.nq + problem.nu:].T.copy()
@@ -762,8 +444,12 @@ class OCPSolution:
         vals = self[name]
         if self.problem.control == "linear":
             return np.column_stack([self.t, vals])
-        return ca.pw_const(self.system.parent.time, ca.SX(ca.DM(self.t[1:-1])),
+        return ca.pw_const(self.system.parent.time, ca.SX(ca.DM(self._interval_starts()[1:])),
                            ca.SX(ca.DM(vals)))
+
+    def _interval_starts(self):
+        """Start times of the control intervals."""
+        return self.t[:-1]
 
     def simulate_check(self, rtol=1e-10, atol=1e-12, method="smooth"):
         """Re-simulate the open-loop controls with ``System.simulate`` from the first node.

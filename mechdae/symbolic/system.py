@@ -475,9 +475,11 @@ class System:
 
     def ocp(self, N=50, t_final=1.0, method="multiple_shooting", controls=None, **options):
         """Optimal control problem with the model's inputs as controls (direct multiple
-        shooting or collocation on ``casadi.Opti``; see :class:`mechdae.export.OCP`)."""
-        from ..export.ocp import OCP
-        return OCP(self, N=N, t_final=t_final, method=method, controls=controls, **options)
+        shooting or collocation on ``casadi.Opti``, :class:`mechdae.export.OCP`; through
+        contact: ``phases=[...]`` a fixed mode sequence, :class:`mechdae.export.HybridOCP`,
+        or ``method="complementarity"``, :class:`mechdae.export.ContactImplicitOCP`)."""
+        from ..export.ocp import ocp
+        return ocp(self, N=N, t_final=t_final, method=method, controls=controls, **options)
 
     # ------------------------------------------------------------------ pickling
     def __reduce__(self):
