@@ -48,3 +48,33 @@ def test_auto_steps_a_ten_contact_column_with_moreau_jean():
     # (measured: 3.4e-3 at bead 9 with dt = 1e-3; 1e-3 with the former step 3/5000)
     err = np.abs(ys[:, -1] - (0.1 + 0.2 * np.arange(10)))
     assert np.all(err <= (np.arange(10) + 1) * v_max * dt)
+
+
+# model files that mention contacts (the test skips one that declares none)
+CONTACT_MODELS = [n for n in MODELS if "contact" in (REPO / "models" / f"{n}.py").read_text()
+                  .lower()]
+
+
+@pytest.mark.parametrize("name", CONTACT_MODELS)
+def test_no_gap_violated_beyond_its_tolerance(name):
+    """Every contact of every shipped model's default run keeps g >= -tol: the event
+    engine's gap tolerance (1e-8), plus, where Moreau-Jean steps (time stepping, the
+    stretches of "auto"), the approach of one step v_max dt (velocity-level contacts)."""
+    mod = model_module(name)
+    sim = dict(getattr(mod, "SIMULATION", {}))
+    system = mod.build().compile(stabilization=sim.pop("stabilization", "default"))
+    if not system.contact_names:
+        pytest.skip(f"{name}: no contacts")
+    sim.pop("plot", None)
+    t_final = sim.pop("t_final")
+    res = system.simulate(t_final, q0=sim.pop("q0", None), v0=sim.pop("v0", None),
+                          params=sim.pop("params", None), method=sim.pop("method", "auto"),
+                          progress=False, **sim)
+    N = res.t.size
+    G = np.array(system.functions["gap"].map(N)(res.q.T, res.t[None, :],
+                                                np.asarray(res.params).reshape(-1, 1)))
+    dt = res.stats.get("dt") or res.stats.get("timestepping_dt") or 0.0
+    tol = 1e-8 + np.abs(res.v).max() * dt
+    worst = int(np.argmin(G.min(axis=1)))
+    assert G.min() >= -tol, (f"{name}: contact {system.contact_names[worst]} gap "
+                             f"{G.min():.3g} < -{tol:.3g}")

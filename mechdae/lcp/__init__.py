@@ -82,10 +82,15 @@ class LCPResult:
     success : bool
         ``status == "solved"`` (which implies ``residual <= tol``).
     method : str
+    reason : str
+        Why a solve failed, in words (which condition of the method's domain ``M``
+        breaks, e.g. a zero diagonal entry for PGS, a non-positive principal minor for
+        Murty); ``""`` on success. See :mod:`mechdae.lcp._reasons`.
     """
-    __slots__ = ("z", "w", "status", "iterations", "residual", "success", "method")
+    __slots__ = ("z", "w", "status", "iterations", "residual", "success", "method", "reason")
 
-    def __init__(self, z, w, status, iterations, residual, success, method):
+    def __init__(self, z, w, status, iterations, residual, success, method, reason=""):
+        self.reason = reason
         self.z = z
         self.w = w
         self.status = status
@@ -97,9 +102,10 @@ class LCPResult:
     def __repr__(self):
         n = self.z.shape[0]
         zs = np.array2string(self.z, precision=6, threshold=8, edgeitems=3)
+        why = f", reason={self.reason!r}" if self.reason else ""
         return (f"LCPResult(method={self.method!r}, status={self.status!r}, "
                 f"success={self.success}, iterations={self.iterations}, "
-                f"residual={self.residual:.3g}, n={n}, z={zs})")
+                f"residual={self.residual:.3g}, n={n}, z={zs}{why})")
 
 
 class LCPBatchResult:
@@ -264,6 +270,9 @@ def solve(M, q, method="lemke", tol=1e-10, max_iter=None, z0=None, omega=1.0):
     r = _solve_one(M, q, code, tol, max_iter, omega, z0, LCPResult, method)
     if r is None:
         raise ValueError(_bad_input_message(M, q, z0, ""))
+    if not r.success:
+        from ._reasons import reason
+        r.reason = reason(M, q, r, tol, max_iter)
     return r
 
 

@@ -1,4 +1,4 @@
-"""``mechdae lcp FILE``: solve an LCP stored in a text file and print a summary.
+"""mechdae lcp FILE: solve an LCP stored in a text file and print a summary.
 
 Two file formats are read:
 
@@ -63,7 +63,7 @@ def _summary(res, M, q):
     z, w = res.z, res.w
     n = z.shape[0]
     lines = [
-        f"status: {res.status}",
+        f"status: {res.status}" + (f" ({res.reason})" if res.reason else ""),
         f"method: {res.method}",
         f"iterations: {res.iterations}",
         f"residual: {res.residual:.3e}",
