@@ -183,6 +183,10 @@ def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
                     g["chosen"] = unit[0]["form"]
                     for o in g["forms"][1 - unit[0]["form"]]:
                         o["role"] = "dropped"
+                if late:
+                    # one loop-cut relation at a time, then the others again: a tree grows
+                    # through its rigid parts first, and loops close at those joints
+                    break
     for g in groups:
         fwd, inv = g["forms"]
         if not inv and g["rel"]["closure"] is None:
