@@ -44,7 +44,21 @@ def _parser():
             _unavailable(sub, module, exc)
             continue
         mod.add_parser(sub)
+    for parser in sub.choices.values():
+        _plain(parser)
     return p
+
+
+def _plain(parser):
+    """Help as plain text: RST literals (double backticks) in descriptions, epilogs and
+    option help, from the modules' docstrings, printed without their markup."""
+    for attr in ("description", "epilog"):
+        text = getattr(parser, attr)
+        if text:
+            setattr(parser, attr, text.replace("``", ""))
+    for action in parser._actions:
+        if action.help and action.help is not argparse.SUPPRESS:
+            action.help = action.help.replace("``", "")
 
 
 def main(argv=None):

@@ -51,6 +51,9 @@ def test_run_help_is_plain_text_and_lists_the_methods(tmp_path):
     assert "``" not in proc.stdout
     for m in ("auto", "cvodes", "event", "idas", "timestepping", "unified"):
         assert m in proc.stdout.split("--method")[1]
+    for cmd in ("lcp", "regions", "sweep"):
+        proc = _run(tmp_path, cmd, "--help")
+        assert proc.returncode == 0 and "``" not in proc.stdout, cmd
 
 
 def test_output_paths_fail_before_the_run(tmp_path):
