@@ -19,7 +19,8 @@ import json
 
 import numpy as np
 
-from .result import Event, Result, _jsonable
+from .result import Result, _jsonable
+from .stream import _event_from_json, _event_json
 
 __all__ = ["to_dataframes", "save", "load", "FORMATS"]
 
@@ -47,24 +48,13 @@ def _pandas():
 
 # ---------------------------------------------------------------- events as JSON
 def event_record(e):
-    """An Event as a JSON-able dict (``extra`` fields that are not JSON-able dropped)."""
-    d = e.as_dict()
-    extra = {}
-    for k, v in e.extra.items():
-        v = v.tolist() if isinstance(v, np.ndarray) else v
-        v = float(v) if isinstance(v, np.floating) else v
-        if _jsonable(v):
-            extra[k] = v
-    d["extra"] = extra
-    return d
+    """An Event as a JSON-able dict: the record :mod:`mechdae.simulate.stream` writes
+    (``extra`` fields that are not JSON-able dropped)."""
+    return json.loads(_event_json(e))
 
 
 def event_from_record(d):
-    d = dict(d)
-    extra = d.pop("extra", {}) or {}
-    imp = d.get("impulse")
-    d["impulse"] = None if imp is None else np.asarray(imp, float)
-    return Event(**d, **extra)
+    return _event_from_json(json.dumps(d))
 
 
 def _meta(res):
