@@ -20,7 +20,7 @@ from .init import initial_state, project_state
 from .partial import attach, finite_prefix
 from .result import Result
 
-__all__ = ["simulate_smooth", "integrator_dae", "stabilization_matrices"]
+__all__ = ["simulate_smooth", "integrator_dae", "ode_function", "stabilization_matrices"]
 
 
 def casadi_name(name):
@@ -70,15 +70,64 @@ def _pack(system, t0, T, pv, H, K, wc, scaled=True):
                            np.asarray(K, float).ravel(order="F"), wc])
 
 
-def _get_integrator(system, specs, grid, method, rtol, atol, opts, cache=True):
+# cvodes / idas form their Newton matrices from finite differences of the right-hand side
+# (forward, as SUNDIALS' own difference quotients): the integrator then needs no derivative
+# graph of the model, so building one costs milliseconds whatever the model's size
+_FD = dict(enable_fd=True, enable_forward=False, enable_reverse=False, enable_jacobian=False,
+           fd_method="forward")
+
+
+def ode_function(system, specs, compiled="auto"):
+    """``f(x, tau, P) -> dx/dtau`` of :func:`integrator_dae`, built once per System and
+    input signals: generated C (:mod:`mechdae.codegen`, compiled once and cached on disk)
+    or, with no C compiler, sampled inputs (their samples would be compiled in) or
+    ``compiled=False``, the CasADi Function itself. Returns ``(f, is_compiled)``."""
+    cache = system.__dict__.setdefault("_ode_functions", {})     # not pickled: a cache
+    key = (inputs_key(specs), compiled)
+    out = cache.get(key)
+    if out is None:
+        with _LOCK:
+            out = cache.get(key)
+            if out is None:
+                out = cache[key] = _ode_function(system, specs, compiled)
+    return out
+
+
+def _ode_function(system, specs, compiled):
+    from ..codegen import library
+    dae = integrator_dae(system, specs)
+    name = f"{casadi_name(system.name)}_ode"
+    args = ([dae["x"], dae["t"], dae["p"]], [dae["ode"]], ["x", "t", "p"], ["ode"])
+    lib = None
+    if compiled is not False and not any(kind == "a" for kind, _ in specs):
+        try:
+            lib = library([ca.Function(name, *args)], compiled=compiled, jac_sparsity=True,
+                          what=f"the right-hand side of '{system.name}'")
+        except RuntimeError:
+            if compiled is True:
+                raise
+            lib = None       # an operation without C code (a Python callback input)
+    if lib is not None:
+        return lib.external(name, _FD), True
+    return ca.Function(name, *args, _FD), False
+
+
+def _get_integrator(system, specs, grid, method, rtol, atol, opts, cache=True,
+                    compiled="auto"):
+    """The integrator over the scaled output ``grid``: cvodes / idas on the (compiled)
+    right-hand side of :func:`ode_function`; cheap to build, cached per grid."""
     key = (method, tuple(np.round(grid, 14)), inputs_key(specs), rtol, atol,
-           tuple(sorted(opts.items())))
+           tuple(sorted(opts.items())), compiled)
     F = system._integrators.get(key) if cache else None
     if F is None:
+        f, _ = ode_function(system, specs, compiled)
         with _LOCK:            # built once, shared: evaluated with call_buffered only
             F = system._integrators.get(key) if cache else None
             if F is None:
-                dae = integrator_dae(system, specs)
+                x = ca.MX.sym("x", f.numel_in(0))
+                tau = ca.MX.sym("t")
+                P = ca.MX.sym("P", f.numel_in(2))
+                dae = dict(x=x, t=tau, p=P, ode=f(x, tau, P))
                 o = dict(abstol=atol, reltol=rtol, max_num_steps=200000)
                 o.update(opts)
                 plugin = "idas" if method == "idas" else "cvodes"
@@ -171,7 +220,8 @@ class _Grid:
         return self.times(0, self.n - 1)
 
 
-def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj, pv):
+def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj, pv,
+           compiled="auto"):
     """Integrate chunk by chunk; yields ``(ts_c, X_c, stats)`` with ``ts_c`` the times of
     points ``i0 .. i1`` (``ts_c[0]``: the chunk's start, already yielded) and ``X_c`` the
     states there (nx, len). A failure raises :class:`_Failed` with the completed columns
@@ -190,14 +240,16 @@ def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj,
             elif proj is None:
                 if grid.step is not None:
                     g = np.arange(1, n + 1) / n
-                    F = _get_integrator(system, specs, g, method, rtol, atol, opts)
+                    F = _get_integrator(system, specs, g, method, rtol, atol, opts,
+                                        compiled=compiled)
                 else:
                     g = (ts_c[1:] - ts_c[0]) / (ts_c[-1] - ts_c[0])
                     F = _get_integrator(system, specs, g, method, rtol, atol, opts,
-                                        cache=False)
+                                        cache=False, compiled=compiled)
                 X, st = _integrate(F, xk, pack(ts_c[0], ts_c[-1] - ts_c[0]))
             else:
-                F = _get_integrator(system, specs, (1.0,), method, rtol, atol, opts)
+                F = _get_integrator(system, specs, (1.0,), method, rtol, atol, opts,
+                                    compiled=compiled)
                 cols, st, x = [], {}, xk
                 for a, b in zip(ts_c[:-1], ts_c[1:]):
                     try:
@@ -223,7 +275,7 @@ def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj,
 def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
                     rtol=1e-8, atol=1e-10, output_times=None, initialize=True,
                     stabilization="compiled", n_out=501, integrator_options=None, out=None,
-                    chunk=None):
+                    chunk=None, compiled="auto"):
     """Smooth (event-free) simulation; see :meth:`mechdae.System.simulate`.
 
     ``out``: an HDF5 file to stream the run to (:mod:`mechdae.simulate.stream`): the grid
@@ -231,6 +283,10 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
     state, each chunk appended to the file and dropped; returns the file's Result.
     A failure raises :class:`SolverError` with ``err.partial`` (the output points
     completed before it; the file holds the same).
+
+    ``compiled``: the right-hand side as generated C (:func:`ode_function`; ``"auto"``
+    falls back to the CasADi Function with one warning when no C compiler works), or
+    ``False`` for the Function; ``res.stats["compiled"]`` says which ran.
     """
     wall0 = _time.perf_counter()
     specs = resolve_inputs(system, inputs)
@@ -248,6 +304,7 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
         st = {k: v for k, v in st.items() if isinstance(v, (int, float, str, bool))}
         st["n_rhs"] = int(st.get("nfevals", st.get("nfevals_total", -1)))
         st["method"] = plugin
+        st["compiled"] = bool(x0.size) and ode_function(system, specs, compiled)[1]
         st.update(rtol=rtol, atol=atol)
         return st
 
@@ -259,7 +316,7 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
 
     if out is not None:
         return _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, proj,
-                       init_report, out, chunk, finish_stats, wall0)
+                       init_report, out, chunk, finish_stats, wall0, compiled)
     ts = grid.all()
     T = ts[-1] - ts[0]
     stats = {}
@@ -268,7 +325,8 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
         # are evaluated on the grid
         X = np.zeros((0, ts.size))
     elif proj is None and not _progress.shown():
-        F = _get_integrator(system, specs, (ts[1:] - t0) / T, method, rtol, atol, opts)
+        F = _get_integrator(system, specs, (ts[1:] - t0) / T, method, rtol, atol, opts,
+                            compiled=compiled)
         try:
             Xf, stats = _integrate(F, x0, _pack(system, t0, T, pv, H, K, wc))
         except _Failed as f:
@@ -282,7 +340,8 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
         per = max(1, (grid.n - 1) // 20) if _progress.shown() else grid.n
         try:
             for i, (ts_c, X_c, st) in enumerate(_march(system, specs, grid, x0, method, rtol,
-                                                       atol, opts, pack, per, proj, pv)):
+                                                       atol, opts, pack, per, proj, pv,
+                                                       compiled)):
                 cols.append(X_c[:, 1:])
                 if i == 0:
                     stats = dict(st)
@@ -299,7 +358,7 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
 
 
 def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, proj, init_report,
-            out, chunk, finish_stats, wall0):
+            out, chunk, finish_stats, wall0, compiled="auto"):
     """``simulate_smooth(out=...)``: chunks integrated, post-processed, appended, dropped."""
     from .stream import Writer, open_result, DEFAULT_CHUNK
     chunk = int(chunk or DEFAULT_CHUNK)
@@ -333,7 +392,7 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
     pack = (lambda a, T_: _pack(system, a, T_, pv, H, K, wc))
     try:
         for ts_c, X_c, st in _march(system, specs, grid, x0, method, rtol, atol, opts, pack,
-                                    chunk, proj, pv):
+                                    chunk, proj, pv, compiled):
             _add_stats(agg, st)
             n_chunks += 1
             put(ts_c, X_c, st)

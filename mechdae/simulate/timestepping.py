@@ -39,14 +39,7 @@ Position drift: quaternions are renormalized every step; with ``projection="bila
 ``g = 0`` (the unilateral constraints are otherwise satisfied at velocity level only, with
 an ``O(dt)`` penetration, as in Siconos); ``"none"`` leaves the drift.
 """
-import ctypes
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
 import time as _time
-import warnings
 
 import casadi as ca
 import numpy as np
@@ -146,44 +139,6 @@ class _PyFunction:
         return [np.array(o, dtype=float).ravel(order="F") for o in outs]
 
 
-def _cache_dir():
-    base = os.environ.get("MECHDAE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "mechdae", "codegen")
-    os.makedirs(base, exist_ok=True)
-    return base
-
-
-def _compile_library(functions):
-    """Generate C for ``functions``, compile it once (cached by source hash), load it.
-
-    Returns ``(ctypes.CDLL, names)`` or raises OSError / RuntimeError when no compiler works.
-    """
-    src0 = ca.CodeGenerator("mdae_gen.c", {"casadi_int": "long long", "with_header": False})
-    for f in functions:
-        src0.add(f)
-    src = src0.dump()
-    key = hashlib.sha256(src.encode()).hexdigest()[:20]
-    d = _cache_dir()
-    so = os.path.join(d, f"mdae_{key}.so")
-    if not os.path.exists(so):
-        cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") \
-            or shutil.which("clang")
-        if cc is None:
-            raise OSError("no C compiler found (set CC)")
-        with tempfile.TemporaryDirectory(dir=d) as tmp:
-            c = os.path.join(tmp, "gen.c")
-            with open(c, "w") as fh:
-                fh.write(src)
-            tmp_so = os.path.join(tmp, "gen.so")
-            cmd = cc.split() + ["-O2", "-fPIC", "-shared", "-o", tmp_so, c, "-lm"]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-            if proc.returncode != 0:
-                raise RuntimeError(f"compiling generated code failed: {proc.stderr[-2000:]}")
-            os.replace(tmp_so, so)
-    return ctypes.CDLL(so)
-
-
 def _evaluators(system, compiled="auto"):
     """``(terms, proj, compiled_flag)`` evaluators for the C loop.
 
@@ -212,24 +167,14 @@ def _evaluators(system, compiled="auto"):
 
 def _evaluator_spec(system, fs, compiled):
     """``("compiled", lib, [(address, sizes, n_in, n_out)] for terms, proj)`` or
-    ``("python",)`` when no compiler works (with a warning) or ``compiled`` is False."""
-    if compiled:
-        try:
-            terms, proj = fs["terms"], fs["proj"]
-            # one library per model source (cached by hash), symbols looked up per handle
-            lib = _compile_library([terms, proj])
-            specs = []
-            for f in (terms, proj):
-                addr = ctypes.cast(getattr(lib, f.name()), ctypes.c_void_p).value
-                specs.append((addr, (f.sz_arg(), f.sz_res(), f.sz_iw(), f.sz_w()), f.n_in(),
-                              f.n_out()))
-            return ("compiled", lib, specs)
-        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-            if compiled is True:
-                raise
-            warnings.warn(f"{system.name}: compiled time stepping unavailable ({exc}); "
-                          "falling back to CasADi Function calls (slow)", stacklevel=4)
-    return ("python",)
+    ``("python",)`` when no compiler works (:mod:`mechdae.codegen` warns once) or
+    ``compiled`` is False."""
+    from ..codegen import library
+    lib = library([fs["terms"], fs["proj"]], compiled=compiled,
+                  what=f"time stepping of '{system.name}'")
+    if lib is None:
+        return ("python",)
+    return ("compiled", lib.cdll, [lib.symbol(n) for n in ("terms", "proj")])
 
 
 # ---------------------------------------------------------------------- driver

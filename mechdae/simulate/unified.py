@@ -227,11 +227,9 @@ class _CFunction:
 
 def _fast(f):
     """Generated-C evaluator of ``f`` when a compiler works, else ``f`` itself."""
-    from .timestepping import _compile_library
-    try:
-        return _CFunction(f, _compile_library([f]))
-    except (OSError, RuntimeError):
-        return f
+    from ..codegen import library
+    lib = library([f], what="the unified equations")
+    return f if lib is None else _CFunction(f, lib.cdll)
 
 
 def _state0(system, fs, qa, ua, pv):

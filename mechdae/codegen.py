@@ -1,0 +1,214 @@
+"""Generated C for CasADi Functions, compiled once and cached on disk.
+
+One mechanism for every method that evaluates a model in an inner loop (smooth simulation,
+time stepping, the unified equations): :func:`library` writes the C code of a list of
+CasADi Functions (``casadi.CodeGenerator``), compiles it with the system C compiler into a
+shared library, and caches the library on disk under a hash of the generated source, the
+compiler command and the CasADi version; a second run or a second process loads the same
+file without compiling. The code then runs without Python: cvodes and idas call it through
+:meth:`Library.external` (a ``casadi.external`` Function), the C stepping loop through the
+symbol addresses of :meth:`Library.symbol`.
+
+With no working C compiler (``CC`` naming a missing program, none on ``PATH``, or a
+compile error) ``compiled="auto"`` returns None after one :class:`CodegenWarning` per
+process, and the callers evaluate the CasADi Function objects instead (same results, to
+roundoff; slower).
+
+Environment:
+
+* ``CC``: the compiler command (default ``cc``, ``gcc`` or ``clang`` from ``PATH``);
+* ``MECHDAE_CACHE``: the cache folder (default ``$XDG_CACHE_HOME/mechdae/codegen`` or
+  ``~/.cache/mechdae/codegen``);
+* ``MECHDAE_CODEGEN=0``: never compile (the Function objects everywhere, no warning).
+
+Writes are safe across threads (one compile per key at a time in a process) and processes
+(each compiles in a temporary folder of its own and moves the library in place with an
+atomic ``os.replace``; a reader sees no file or a whole one).
+"""
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import warnings
+
+import casadi as ca
+
+__all__ = ["library", "Library", "available", "cache_dir", "CodegenWarning"]
+
+_LOCK = threading.Lock()
+_KEY_LOCKS = {}
+_LOADED = {}              # (path, opt) -> Library: each library loaded once per process
+_WARNED = []
+_OPTIONS = {"casadi_int": "long long", "with_header": False}
+
+
+class CodegenWarning(UserWarning):
+    """Generated C is unavailable: models are evaluated through CasADi Function objects."""
+
+
+def cache_dir():
+    """The folder of the compiled libraries (created on first use)."""
+    base = os.environ.get("MECHDAE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "mechdae", "codegen")
+    os.makedirs(base, exist_ok=True)
+    return base
+
+
+def _compiler():
+    """The compiler command as a list, or OSError naming what is missing."""
+    cc = os.environ.get("CC")
+    if cc:
+        cmd = cc.split()
+        if shutil.which(cmd[0]) is None:
+            raise OSError(f"the C compiler CC={cc!r} is not found")
+        return cmd
+    for name in ("cc", "gcc", "clang"):
+        if shutil.which(name):
+            return [name]
+    raise OSError("no C compiler on PATH (install one, or set CC)")
+
+
+def available():
+    """Whether generated C can be used (codegen not disabled, a compiler is found)."""
+    if os.environ.get("MECHDAE_CODEGEN", "1") == "0":
+        return False
+    try:
+        _compiler()
+    except OSError:
+        return False
+    return True
+
+
+class Library:
+    """A compiled shared library of generated Functions.
+
+    Attributes
+    ----------
+    path : str
+        The library file in the cache.
+    key : str
+        The content hash it is stored under.
+    functions : dict name -> casadi.Function
+        The Functions it was generated from (sizes of their work arrays).
+    """
+
+    def __init__(self, path, key, functions):
+        self.path, self.key = path, key
+        self.functions = {f.name(): f for f in functions}
+        self._cdll = None
+
+    @property
+    def cdll(self):
+        """The library loaded with ctypes (once)."""
+        if self._cdll is None:
+            self._cdll = ctypes.CDLL(self.path)
+        return self._cdll
+
+    def symbol(self, name):
+        """``(address, (sz_arg, sz_res, sz_iw, sz_w), n_in, n_out)`` of the generated C
+        function ``name`` (the calling convention of CasADi's generated code)."""
+        f = self.functions[name]
+        addr = ctypes.cast(getattr(self.cdll, name), ctypes.c_void_p).value
+        return addr, (f.sz_arg(), f.sz_res(), f.sz_iw(), f.sz_w()), f.n_in(), f.n_out()
+
+    def external(self, name, opts=None):
+        """The generated function ``name`` as a CasADi Function (``casadi.external``)."""
+        return ca.external(name, self.path, dict(opts or {}))
+
+    def __repr__(self):
+        return f"Library({self.key}: {', '.join(self.functions)})"
+
+
+def _warn(what, exc):
+    if not _WARNED:
+        _WARNED.append(True)
+        warnings.warn(f"mechdae: generated C unavailable for {what} ({exc}); models are "
+                      "evaluated through CasADi Function objects (same results, slower). "
+                      "Install a C compiler or set CC to use it; MECHDAE_CODEGEN=0 silences "
+                      "this.", CodegenWarning, stacklevel=3)
+
+
+def library(functions, compiled="auto", what="the model", flags=("-O2",),
+            jac_sparsity=False):
+    """Generated C of ``functions``, compiled once (cached by content hash) and loaded.
+
+    Parameters
+    ----------
+    functions : list of casadi.Function
+        Named uniquely; their names are the C symbols.
+    compiled : "auto", True or False
+        ``"auto"``: None with one warning per process when no compiler works; True:
+        raise instead; False: None (the caller uses the Function objects).
+    what : str
+        What the code is for (in the warning).
+    flags : tuple of str
+        Compiler flags (part of the hash).
+    jac_sparsity : bool
+        Also generate the Jacobian sparsity patterns (``casadi.external`` reads them:
+        finite-difference Jacobians then seed only the structurally coupled columns).
+
+    Returns
+    -------
+    Library or None
+
+    Raises
+    ------
+    OSError, RuntimeError
+        With ``compiled=True`` when no compiler is found or compiling fails.
+    """
+    if compiled is False or (compiled == "auto"
+                             and os.environ.get("MECHDAE_CODEGEN", "1") == "0"):
+        return None
+    try:
+        return _build(list(functions), tuple(flags), bool(jac_sparsity))
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+        if compiled is True:
+            raise
+        _warn(what, exc)
+        return None
+
+
+def _build(functions, flags, jac_sparsity):
+    cmd = _compiler()
+    gen = ca.CodeGenerator("mdae_gen.c", dict(_OPTIONS))
+    for f in functions:
+        gen.add(f, jac_sparsity)
+    src = gen.dump()
+    h = hashlib.sha256()
+    for part in (src, " ".join(cmd), " ".join(flags), ca.__version__):
+        h.update(part.encode())
+        h.update(b"\0")
+    key = h.hexdigest()[:24]
+    with _LOCK:
+        lib = _LOADED.get(key)
+        if lib is not None:
+            return Library(lib.path, key, functions)
+        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with lock:                       # one compile of a key at a time in this process
+        d = cache_dir()
+        so = os.path.join(d, f"mdae_{key}.so")
+        if not os.path.exists(so):
+            _compile(cmd, flags, src, d, so)
+        lib = Library(so, key, functions)
+        with _LOCK:
+            _LOADED[key] = lib
+    return lib
+
+
+def _compile(cmd, flags, src, d, so):
+    """Compile ``src`` into ``so`` through a private temporary folder (atomic move)."""
+    with tempfile.TemporaryDirectory(dir=d, prefix="build_") as tmp:
+        c = os.path.join(tmp, "gen.c")
+        with open(c, "w") as fh:
+            fh.write(src)
+        out = os.path.join(tmp, "gen.so")
+        proc = subprocess.run(cmd + list(flags) + ["-fPIC", "-shared", "-o", out, c, "-lm"],
+                              capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0 or not os.path.exists(out):
+            raise RuntimeError(f"compiling generated code with {' '.join(cmd)} failed: "
+                               f"{proc.stderr[-2000:]}")
+        os.replace(out, so)
