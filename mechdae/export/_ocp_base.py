@@ -137,7 +137,11 @@ class OCPBase:
         try:
             return self.opti.solve()
         except RuntimeError as exc:
-            stats = self.opti.stats()
+            try:
+                stats = self.opti.stats()
+            except RuntimeError:          # the solver could not even be created
+                raise RuntimeError(f"ocp of model '{self.system.name}': {solver} could not "
+                                   f"start: {str(exc).splitlines()[-1]}") from exc
             worst = self.violations()
             named = "; ".join(f"{n} (violated by {v:.3g})" for n, v in worst) or "none"
             raise RuntimeError(

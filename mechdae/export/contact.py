@@ -33,7 +33,7 @@ import casadi as ca
 import numpy as np
 
 from ..simulate._laws import laws_function, contact_laws
-from ..symbolic.linalg import regularized_solve
+from ..symbolic.linalg import regularized_solve, REG, REFINE
 
 __all__ = ["phase_dynamics", "impact_map", "guard_function", "contact_modes", "MODES"]
 
@@ -94,10 +94,17 @@ def contact_modes(system, contacts, where, params=None):
     return out
 
 
+def _kind(system):
+    """SX (expandable: fast derivatives and evaluation in an NLP) for mechanical models;
+    MX when general equations need the runtime solve of ``System.extras_mx``."""
+    return ca.MX if (system.nv or system.nz) else ca.SX
+
+
 def _sym(system):
+    S = _kind(system)
     nx = system.nq + system.nu + system.nv
-    return (ca.MX.sym("x", nx), ca.MX.sym("t"), ca.MX.sym("p", len(system.p_names)),
-            ca.MX.sym("w", len(system.w_names)))
+    return (S.sym("x", nx), S.sym("t"), S.sym("p", len(system.p_names)),
+            S.sym("w", len(system.w_names)))
 
 
 def _split(system, x):
@@ -121,7 +128,7 @@ def _contact_terms(system, modes, q, u, t, p, mu):
         if mode.startswith("slide"):
             s = 1.0 if mode == "slide+" else -1.0
             wn = wn - s * mu[i] * W[trows[0], :].T
-            rmap = ca.MX(rmap)
+            rmap = type(W)(rmap)
             rmap[trows[0]] = -s * mu[i]
         cols.append(wn)
         Erows.append((rn, name, "n"))
@@ -137,9 +144,22 @@ def _contact_terms(system, modes, q, u, t, p, mu):
 
 
 def _solve(S, rhs, symmetric):
+    if isinstance(S, ca.SX):         # small dense systems: symbolic solve (expandable)
+        if symmetric:                # the iterated Tikhonov of symbolic.linalg
+            eps = REG * ca.trace(S) / S.shape[0] + 1e-300
+            A = S + eps * ca.SX.eye(S.shape[0])
+            X = ca.solve(A, rhs)
+            for _ in range(REFINE):
+                X = X + ca.solve(A, rhs - ca.mtimes(S, X))
+            return X
+        return ca.solve(S, rhs)
     if symmetric:
         return regularized_solve(S, rhs)
     return ca.solve(S, rhs, "qr")
+
+
+def _msolve(M, B):
+    return ca.solve(M, B) if isinstance(M, ca.SX) else ca.solve(M, B, "ldl")
 
 
 def phase_dynamics(system, closed, stabilization=(10.0, 10.0), name=None):
@@ -166,10 +186,13 @@ def phase_dynamics(system, closed, stabilization=(10.0, 10.0), name=None):
     x, t, p, w = _sym(system)
     q, u, v = _split(system, x)
     Fn = system.functions
-    vd, z = system.extras_mx(q, u, v, t, p, w)
+    if _kind(system) is ca.SX:
+        vd, z = ca.SX(0, 1), ca.SX(0, 1)
+    else:
+        vd, z = system.extras_mx(q, u, v, t, p, w)
     M = Fn["M"](q, p)
     h = Fn["h"](q, u, v, z, t, p, w)
-    mu = laws_function(system)(p)[2] if system.contacts else ca.MX(0, 1)
+    mu = laws_function(system)(p)[2]
     W, cols, Erows, R = _contact_terms(system, modes, q, u, t, p, mu)
     r = system.m + system.k
     Crow, crow, srow, Fcol = [], [], [], []
@@ -180,7 +203,7 @@ def phase_dynamics(system, closed, stabilization=(10.0, 10.0), name=None):
         srow.append(ca.mtimes(ca.DM(system.H), y) + ca.mtimes(ca.DM(system.K), zc))
         Fcol.append(C.T)
     nrows = W.shape[0]
-    forces = ca.MX.zeros(nrows, 1)
+    forces = type(x).zeros(nrows, 1)
     if Erows:
         Wt = Fn["Wt"](q, t, p)
         Wd = Fn["Wdot_u"](q, u, t, p)
@@ -197,7 +220,7 @@ def phase_dynamics(system, closed, stabilization=(10.0, 10.0), name=None):
         Fcol.extend(cols)
     if Crow:
         Cr, cr, sr, Fc = ca.vertcat(*Crow), ca.vertcat(*crow), ca.vertcat(*srow), ca.horzcat(*Fcol)
-        X = ca.solve(M, ca.horzcat(h, Fc), "ldl")
+        X = _msolve(M, ca.horzcat(h, Fc))
         Mih, MiF = X[:, 0], X[:, 1:]
         symmetric = not any(m.startswith("slide") for m in modes.values())
         lam = _solve(ca.mtimes(Cr, MiF), sr - cr - ca.mtimes(Cr, Mih), symmetric)
@@ -205,7 +228,7 @@ def phase_dynamics(system, closed, stabilization=(10.0, 10.0), name=None):
         if R:
             forces = ca.mtimes(ca.horzcat(*R), lam[r:])
     else:
-        ud = ca.solve(M, h, "ldl")
+        ud = _msolve(M, h)
     xdot = ca.vertcat(Fn["kinematics"](q, u, p), ud, vd)
     label = name or "phase_" + ("_".join(modes) or "free_flight")
     return ca.Function(label, [x, t, p, w], [xdot, forces], ["x", "t", "p", "w"],
@@ -233,8 +256,9 @@ def impact_map(system, active, plastic=(), name=None):
     if not modes:
         raise ValueError(f"ocp: impact map of model '{system.name}': the active set is empty; "
                          "name the contacts that strike")
-    q, u = ca.MX.sym("q", system.nq), ca.MX.sym("u", system.nu)
-    t, p = ca.MX.sym("t"), ca.MX.sym("p", len(system.p_names))
+    S = _kind(system)
+    q, u = S.sym("q", system.nq), S.sym("u", system.nu)
+    t, p = S.sym("t"), S.sym("p", len(system.p_names))
     Fn = system.functions
     M = Fn["M"](q, p)
     e_n, e_t, mu = laws_function(system)(p)
@@ -256,7 +280,7 @@ def impact_map(system, active, plastic=(), name=None):
         target.append(-e * vel - Wt[j])
     Fcol.extend(cols)
     Cr, Fc, tg = ca.vertcat(*Crow), ca.horzcat(*Fcol), ca.vertcat(*target)
-    MiF = ca.solve(M, Fc, "ldl")
+    MiF = _msolve(M, Fc)
     symmetric = not any(m.startswith("slide") for m in modes.values())
     pi = _solve(ca.mtimes(Cr, MiF), tg - ca.mtimes(Cr, u), symmetric)
     u_plus = u + ca.mtimes(MiF, pi)
