@@ -4,6 +4,7 @@ every group of nodes has something that fixes its potentials.
 
 See :mod:`.flatten` for the whole procedure.
 """
+import heapq
 from collections import defaultdict
 
 import casadi as ca
@@ -135,58 +136,75 @@ def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
             else:
                 units.append(form)
 
+    for r in rels:
+        r["roots"] = [root_of(cn, i) for cn, i in r["used"]]
+
     def definable(r):
         """``(connector, i, coefficient)`` when the row can be solved for its one unknown
         potential, ``()`` when it has none, else None."""
-        unresolved = [(cn, i) for cn, i in r["used"] if root_of(cn, i) not in node_val]
+        unresolved = [k for k, root in enumerate(r["roots"]) if root not in node_val]
         if not unresolved:
             return ()
-        if len({root_of(cn, i) for cn, i in unresolved}) != 1 or len(unresolved) != 1 or \
-                r["phi"].numel() != 1:
+        if len(unresolved) != 1 or r["phi"].numel() != 1:
             return None
-        cn, i = unresolved[0]
+        cn, i = r["used"][unresolved[0]]
         ph = cn.potential_syms[i]
         if not ca.is_linear(r["phi"], ph):
             return None
         a = ca.jacobian(r["phi"], ph)
         return None if a.is_zero() else (cn, i, a)
 
-    changed = True
-    while changed:
-        changed = False
-        # relations that prefer to close loops (a revolute) define frames only when no
-        # other relation can: where a loop closes, theirs are the rows left over
-        for late in (False, True):
-            if changed:
-                break
-            for unit in units:
-                if unit[0]["late"] != late or any(r["role"] is not None for r in unit):
-                    continue
-                ds = [definable(r) for r in unit]
-                if all(d == () for d in ds):
-                    for r in unit:
-                        r["role"] = "constraint"
-                    changed = True
-                    continue
-                if any(d is None or d == () for d in ds) or \
-                        len({root_of(d[0], d[1]) for d in ds}) != len(ds):
-                    continue
-                for r, (cn, i, a) in zip(unit, ds):
-                    ph = cn.potential_syms[i]
-                    root = root_of(cn, i)
-                    node_val[root] = -ca.substitute(r["phi"], ph, ca.SX(0)) / a
-                    r.update(role="definer", root=root, conn=(cn, i), a=a)
-                changed = True
-                g = groups[unit[0]["group"]]
-                if g["chosen"] is None:
-                    # the form that defines is the relation; the other is dropped
-                    g["chosen"] = unit[0]["form"]
-                    for o in g["forms"][1 - unit[0]["form"]]:
-                        o["role"] = "dropped"
-                if late:
-                    # one loop-cut relation at a time, then the others again: a tree grows
-                    # through its rigid parts first, and loops close at those joints
-                    break
+    # worklist: a unit is looked at again when a node it uses gets its value; relations that
+    # prefer to close loops (a revolute) define frames only when no other relation can, one
+    # at a time: a tree grows through its rigid parts first, and loops close at its joints
+    users = defaultdict(set)
+    for k, unit in enumerate(units):
+        for r in unit:
+            for root in r["roots"]:
+                users[root].add(k)
+    queues = ([], [])                    # heaps of unit indices: ordinary, loop-cut
+    for k, unit in enumerate(units):
+        heapq.heappush(queues[bool(unit[0]["late"])], k)
+    queued = set(range(len(units)))
+
+    def act(k):
+        """Define what unit ``k`` can; returns the roots it gave values (None: nothing)."""
+        unit = units[k]
+        if any(r["role"] is not None for r in unit):
+            return None
+        ds = [definable(r) for r in unit]
+        if all(d == () for d in ds):
+            for r in unit:
+                r["role"] = "constraint"
+            return []
+        if any(d is None or d == () for d in ds) or \
+                len({root_of(d[0], d[1]) for d in ds}) != len(ds):
+            return None
+        new = []
+        for r, (cn, i, a) in zip(unit, ds):
+            ph = cn.potential_syms[i]
+            root = root_of(cn, i)
+            node_val[root] = -ca.substitute(r["phi"], ph, ca.SX(0)) / a
+            r.update(role="definer", root=root, conn=(cn, i), a=a)
+            new.append(root)
+        g = groups[unit[0]["group"]]
+        if g["chosen"] is None:
+            # the form that defines is the relation; the other is dropped
+            g["chosen"] = unit[0]["form"]
+            for o in g["forms"][1 - unit[0]["form"]]:
+                o["role"] = "dropped"
+        return new
+
+    while queues[0] or queues[1]:
+        late = not queues[0]
+        k = heapq.heappop(queues[late])
+        queued.discard(k)
+        new = act(k)
+        for root in new or ():
+            for u in users[root]:
+                if u not in queued and all(r["role"] is None for r in units[u]):
+                    queued.add(u)
+                    heapq.heappush(queues[bool(units[u][0]["late"])], u)
     for g in groups:
         fwd, inv = g["forms"]
         if not inv and g["rel"]["closure"] is None:
