@@ -133,7 +133,7 @@ def test_guide_block_runs(tmp_path, monkeypatch):
     import re
     from conftest import REPO
     txt = (REPO / "docs" / "guide.md").read_text()
-    sec = txt.split("### Failures and long runs", 1)[1].split("\n## ", 1)[0]
+    sec = re.split(r"\n##+ ", txt.split("### Failures and long runs", 1)[1], maxsplit=1)[0]
     blocks = re.findall(r"```python\n(.*?)```", sec, re.S)
     assert len(blocks) == 1
     monkeypatch.chdir(tmp_path)
