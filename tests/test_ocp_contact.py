@@ -104,6 +104,24 @@ def test_block_waits_in_stiction_when_time_is_long(block):
     assert sol.simulate_check().defect < 1e-3
 
 
+def test_block_sliding_phase_by_mode_sequence(block):
+    # the same transfer with the mode given (one phase, floor sliding forward): forces
+    # m g and -mu m g exactly, and the discrete optimum of the piecewise-constant forces
+    # (RK4 integrates these dynamics exactly); y, y' = 0 come from the closed contact
+    s, F = block
+    T, N = 0.8, 40
+    ocp = s.ocp(N=N, t_final=T, phases=[{"stance": {"floor": "slide+"}}], controls=["F"])
+    ocp.initial(q0={"x": 0.0}, v0={"x": 0.0})
+    ocp.final(q={"x": D}, v={"x": 0.0})
+    ocp.running_cost(F ** 2)
+    sol = ocp.solve()
+    discrete = 12 * MASS ** 2 * D ** 2 / (T ** 3 * (1 - N ** -2.0)) + (MASS * MU * G) ** 2 * T
+    assert sol.cost == pytest.approx(discrete, rel=1e-10)
+    assert np.allclose(sol.forces["floor"], [MASS * G, -MU * MASS * G], rtol=1e-9)
+    assert np.max(np.abs(sol["y"])) < 1e-12
+    assert sol.simulate_check().defect < 1e-3
+
+
 def _ball(e=0.6, g=9.81):
     m = md.Model("ball")
     x, y = m.coordinates("x y")

@@ -121,7 +121,8 @@ class OCP(OCPBase):
         name = system.name
         if system.contact_names:
             raise ValueError(
-                f"ocp: model '{name}' has contacts {', '.join(repr(c) for c in system.contact_names)}; "
+                f"ocp: model '{name}' has contacts "
+                f"{', '.join(repr(c) for c in system.contact_names)}; "
                 "give the contact mode sequence (phases=[{'stance': [...]}, {'impact': [...]}, "
                 "...]) or use method='complementarity' (contact-implicit)")
         if isinstance(N, bool) or not isinstance(N, numbers.Integral) or N < 1:
