@@ -21,7 +21,7 @@ def two_link():
 def cluster():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as lc, distributed.Client(lc) as c:
+                                  dashboard_address=":0") as lc, distributed.Client(lc) as c:
         yield c
 
 

@@ -1,0 +1,138 @@
+"""Sweeps on one machine and on a Dask LocalCluster (issue 17); ratios printed.
+
+1. The seed-000 impact map, 100 x 100 (alpha, gamma) = 10^4 impact problems
+   (``System.impact_sweep``): serial (the batch kernel itself uses
+   ``assembly.BATCH_THREADS`` = 2 threads for large chunks), serial on one thread, a
+   process pool of 2 (cold: spawned by the call; warm: the caller's pool, reused), threads.
+2. 200 bouncing-ball simulations over (e, h0) (``System.sweep``, method "event"): serial,
+   a process pool of 2 (cold and warm), a Dask LocalCluster of 2 worker processes x 1
+   thread (warm: after a first sweep loaded the System there); Dask / process pool.
+3. Serial overhead per task: the serial sweep against a bare loop of ``simulate()`` over
+   the same points with the same outputs.
+
+Usage::
+
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_sweep.py [--repeat 3]
+"""
+import argparse
+import multiprocessing
+import os
+import pathlib
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def best(fn, repeat):
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t0)
+    return min(ts), out
+
+
+def drop(h):
+    """Ball dropped from height h (center at R + h, R = 0.1)."""
+    return {"y": 0.1 + h}, {}
+
+
+def impact_map(repeat, pool):
+    from mechdae.contact import assembly
+    from mechdae.loader import load_module
+    mod = load_module(REPO / "models" / "two_link_impact.py")
+    system = mod.build().compile()
+    kw = dict(grid={"alpha": np.linspace(0.01, np.pi / 2 - 0.01, 100),
+                    "gamma": np.linspace(-np.pi + 0.01, -0.01, 100)},
+              state=mod.impact_state, params={"f": 0.5})
+    system.impact_sweep(**kw)                                        # warm caches
+    t_serial, ref = best(lambda: system.impact_sweep(**kw), repeat)
+    saved = assembly.BATCH_THREADS
+    assembly.BATCH_THREADS = 1
+    try:
+        system.impact_sweep(**kw)
+        t_one, _ = best(lambda: system.impact_sweep(**kw), repeat)
+    finally:
+        assembly.BATCH_THREADS = saved
+    t_threads, _ = best(lambda: system.impact_sweep(executor="threads", workers=2, **kw), repeat)
+    t_cold, df = best(lambda: system.impact_sweep(executor="processes", workers=2, **kw), 1)
+    assert df.equals(ref)
+    system.impact_sweep(executor=pool, **kw)                         # workers load once
+    t_warm, df = best(lambda: system.impact_sweep(executor=pool, **kw), repeat)
+    assert df.equals(ref)
+    print("1. seed-000 impact map, 10^4 problems (impact_sweep)")
+    print(f"   serial (kernel on 2 threads)   {t_serial * 1e3:8.1f} ms")
+    print(f"   serial, 1 thread               {t_one * 1e3:8.1f} ms")
+    print(f"   threads x2                     {t_threads * 1e3:8.1f} ms   serial/threads "
+          f"{t_serial / t_threads:.2f}x")
+    print(f"   processes x2, cold (spawn)     {t_cold * 1e3:8.1f} ms   serial/processes "
+          f"{t_serial / t_cold:.2f}x")
+    print(f"   processes x2, warm pool        {t_warm * 1e3:8.1f} ms   serial/processes "
+          f"{t_serial / t_warm:.2f}x, 1-thread serial/processes {t_one / t_warm:.2f}x")
+
+
+def ball_sweep(repeat, pool, client):
+    from mechdae.loader import load_module
+    from mechdae.sweep._outputs import evaluate_outputs, parse_outputs
+    ball = load_module(REPO / "models" / "bouncing_ball.py").build().compile()
+    e, h = np.linspace(0.5, 0.9, 20), np.linspace(0.5, 2.0, 10)
+    outputs = {"impacts": "count(impact)", "t1": "first(impact)", "lost": "energy_lost"}
+    kw = dict(grid={"h": h}, params={"e": e}, state=drop, t_final=1.0, method="event",
+              outputs=outputs)
+    ball.sweep(**kw)
+    t_serial, ref = best(lambda: ball.sweep(**kw), repeat)
+    assert (ref["status"] == "ok").all()
+    parsed = parse_outputs(outputs, ball)
+
+    def bare():
+        for ei in e:
+            for hi in h:
+                res = ball.simulate(1.0, q0={"y": 0.1 + hi}, params={"e": ei}, method="event")
+                evaluate_outputs(parsed, res)
+
+    t_bare, _ = best(bare, repeat)
+    t_cold, df = best(lambda: ball.sweep(executor="processes", workers=2, **kw), 1)
+    assert df.equals(ref)
+    ball.sweep(executor=pool, **kw)
+    t_pool, df = best(lambda: ball.sweep(executor=pool, **kw), repeat)
+    assert df.equals(ref)
+    t_dcold, df = best(lambda: ball.sweep(executor=client, **kw), 1)
+    assert df.equals(ref)
+    t_dask, df = best(lambda: ball.sweep(executor=client, **kw), repeat)
+    assert df.equals(ref)
+    n = len(ref)
+    print(f"2. {n} bouncing-ball simulations over (e, h0), method 'event', t_final = 1 s")
+    print(f"   bare simulate() loop           {t_bare * 1e3:8.1f} ms ({t_bare / n * 1e3:.2f} ms "
+          "per run)")
+    print(f"   serial sweep                   {t_serial * 1e3:8.1f} ms   overhead per task "
+          f"{(t_serial - t_bare) / n * 1e3:+.3f} ms = {100 * (t_serial / t_bare - 1):+.1f} % of "
+          "a simulation")
+    print(f"   processes x2, cold (spawn)     {t_cold * 1e3:8.1f} ms   serial/processes "
+          f"{t_serial / t_cold:.2f}x")
+    print(f"   process pool x2, warm          {t_pool * 1e3:8.1f} ms   serial/pool "
+          f"{t_serial / t_pool:.2f}x")
+    print(f"   Dask LocalCluster 2x1, first   {t_dcold * 1e3:8.1f} ms")
+    print(f"   Dask LocalCluster 2x1, warm    {t_dask * 1e3:8.1f} ms   dask/pool "
+          f"{t_dask / t_pool:.2f}x, serial/dask {t_serial / t_dask:.2f}x")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    from distributed import Client, LocalCluster
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool, \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=":0") as lc, Client(lc) as client:
+        impact_map(args.repeat, pool)
+        ball_sweep(args.repeat, pool, client)
+
+
+if __name__ == "__main__":
+    main()
