@@ -35,8 +35,9 @@ import threading
 import warnings
 
 import casadi as ca
+import numpy as np
 
-__all__ = ["library", "Library", "available", "cache_dir", "CodegenWarning"]
+__all__ = ["library", "Library", "available", "cache_dir", "map_call", "CodegenWarning"]
 
 _LOCK = threading.Lock()
 _KEY_LOCKS = {}
@@ -170,6 +171,73 @@ def library(functions, compiled="auto", what="the model", flags=("-O2",),
             raise
         _warn(what, exc)
         return None
+
+
+_MAPS = {}
+_MAPS_MAX = 256
+
+
+def map_call(f, n, args, reduce_in=()):
+    """``f`` evaluated at ``n`` points in one call: a serial ``Function.map`` (built once
+    per function and ``n``, kept in a small cache) on buffers of this call (numpy arrays
+    are handed over without conversion to DM; safe across threads).
+
+    Parameters
+    ----------
+    f : casadi.Function
+    n : int
+    args : list of arrays
+        Input ``i`` as ``(f.numel_in(i), n)`` (one column per point) or, for ``i`` in
+        ``reduce_in``, ``f.numel_in(i)`` values shared by every point.
+
+    Returns
+    -------
+    list of arrays ``(f.numel_out(j), n)``
+    """
+    key = (f.__hash__(), f.name(), n)
+    entry = _MAPS.get(key)
+    if entry is None or entry[0] is not f:
+        m = f.map(int(n), "serial")       # (reduce_in of map() costs O(n) to build)
+        entry = (f, m)
+        with _LOCK:
+            if len(_MAPS) >= _MAPS_MAX:
+                _MAPS.clear()
+            _MAPS[key] = entry
+    m = entry[1]
+    buf, ev = m.buffer()
+    keep = []
+    for i, a in enumerate(args):
+        size = m.nnz_in(i)
+        if not size:
+            continue
+        a = np.asarray(a, dtype=float)
+        if i in reduce_in:
+            a = np.broadcast_to(a.reshape(-1, 1), (a.size, n))
+        # one point per column: Fortran order is the points one after another
+        flat = np.ascontiguousarray(np.ravel(a, order="F"))
+        if flat.size != size:
+            raise ValueError(f"{f.name()}: input {i} has {flat.size} values, expected {size}")
+        keep.append(flat)
+        buf.set_arg(i, memoryview(flat))
+    outs = []
+    for j in range(m.n_out()):
+        o = np.zeros(m.nnz_out(j))
+        if o.size:
+            buf.set_res(j, memoryview(o))
+        outs.append(o)
+    ev()
+    del keep
+    res = []
+    for j, o in enumerate(outs):
+        sp = f.sparsity_out(j)
+        nz = o.reshape(sp.nnz(), n, order="F")
+        if sp.is_dense():
+            res.append(nz)
+        else:                  # scatter the structural nonzeros (column-major positions)
+            dense = np.zeros((sp.numel(), n))
+            dense[np.asarray(sp.find(), dtype=np.intp)] = nz
+            res.append(dense)
+    return res
 
 
 def _build(functions, flags, jac_sparsity):

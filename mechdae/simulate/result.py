@@ -165,6 +165,21 @@ class Result:
     def __contains__(self, name):
         return name in self.keys()
 
+    @property
+    def events(self):
+        """list of :class:`Event`; a method that records its events as arrays (time
+        stepping) hands over a builder called on the first read."""
+        ev = self.__dict__.get("_events")
+        if ev is None:
+            return []
+        if callable(ev):
+            ev = self.__dict__["_events"] = list(ev())
+        return ev
+
+    @events.setter
+    def events(self, value):
+        self.__dict__["_events"] = [] if value is None else value
+
     def __repr__(self):
         return (f"Result({self.name!r}: {self.t.size} points on [{self.t[0]:.4g}, {self.t[-1]:.4g}], "
                 f"{len(self.events)} events)")

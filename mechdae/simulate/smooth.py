@@ -13,6 +13,7 @@ import casadi as ca
 import numpy as np
 
 from .._threads import LOCK as _LOCK
+from ..codegen import map_call
 from .. import _progress
 from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
@@ -418,39 +419,44 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
     return open_result(w.path, system)
 
 
-def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None):
-    """Build the Result: multipliers (min-norm SVD solve), residuals, energy, rank drops."""
+def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None,
+                solve_multipliers=True):
+    """Build the Result: multipliers (min-norm SVD solve; skipped with
+    ``solve_multipliers=False``), residuals, energy, rank drops."""
     nq, nu, nv = system.nq, system.nu, system.nv
     N = ts.size
     Q, U, V = X[:nq].T, X[nq:nq + nu].T, X[nq + nu:].T
     W = input_values(system, specs, ts, pv) if system.w_names else np.zeros((0, N))
     F = system.functions
-    P = pv.reshape(-1, 1)
+    # whole-trajectory calls on buffers of cached serial maps (mechdae.codegen.map_call)
+    P = pv
+    T1 = ts[None, :]
     Zalg = np.zeros((N, system.nz))
     if system.nz:
         # the compiled solve of the general equations (sparse, no dense n x n per sample)
-        Zalg = np.array(F["extras_solve"].map(N)(Q.T, U.T, V.T, ts[None, :], P, W)[1]).T
+        Zalg = map_call(F["extras_solve"], N, [Q.T, U.T, V.T, T1, P, W], (4,))[1].T
     multipliers, residuals = {}, {}
     if system.general_constraints:
         # residuals e_i of the general equations that were differentiated (drift)
-        E = np.array(F["general_residuals"].map(N)(Q.T, U.T, V.T, ts[None, :], P)).T
+        E = map_call(F["general_residuals"], N, [Q.T, U.T, V.T, T1, P], (4,))[0].T
         for name in dict.fromkeys(system._general_owner):
             cols = [k for k, o in enumerate(system._general_owner) if o == name]
             residuals[name] = E[:, cols[0]] if len(cols) == 1 else E[:, cols]
     r = system.m + system.k
     rank_drop_times = []
     if r:
-        Mm = np.array(F["M"].map(N)(Q.T, P)).reshape(nu, N, nu).transpose(1, 0, 2)
-        h = np.array(F["h"].map(N)(Q.T, U.T, V.T, Zalg.T, ts[None, :], P, W)).T
-        y, zc, C, c = F["constraints"].map(N)(Q.T, U.T, ts[None, :], P)
-        y, zc, c = np.array(y).T, np.array(zc).T, np.array(c).T
-        C = np.array(C).reshape(r, N, nu).transpose(1, 0, 2)
-        s = y @ H.T + zc @ K.T
-        Mih = np.linalg.solve(Mm, h[:, :, None])[:, :, 0]
-        MiCt = np.linalg.solve(Mm, C.transpose(0, 2, 1))
-        S = C @ MiCt
-        rhs = s - c - np.einsum("nij,nj->ni", C, Mih)
-        lam = np.einsum("nij,nj->ni", np.linalg.pinv(S, rcond=1e-10, hermitian=True), rhs)
+        y, zc, C, c = map_call(F["constraints"], N, [Q.T, U.T, T1, P], (3,))
+        y, zc, c = y.T, zc.T, c.T
+        C = C.T.reshape(N, nu, r).transpose(0, 2, 1)
+        if solve_multipliers:
+            Mm = map_call(F["M"], N, [Q.T, P], (1,))[0].T.reshape(N, nu, nu).transpose(0, 2, 1)
+            h = map_call(F["h"], N, [Q.T, U.T, V.T, Zalg.T, T1, P, W], (5,))[0].T
+            s = y @ H.T + zc @ K.T
+            Mih = np.linalg.solve(Mm, h[:, :, None])[:, :, 0]
+            MiCt = np.linalg.solve(Mm, C.transpose(0, 2, 1))
+            S = C @ MiCt
+            rhs = s - c - np.einsum("nij,nj->ni", C, Mih)
+            lam = np.einsum("nij,nj->ni", np.linalg.pinv(S, rcond=1e-10, hermitian=True), rhs)
         sv = np.linalg.svd(C, compute_uv=False)
         rank = np.sum(sv > 1e-9 * np.maximum(sv[:, :1], 1e-300), axis=1)
         rank_drop_times = [float(t) for t, rk in zip(ts, rank) if rk < r]
@@ -459,15 +465,16 @@ def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None)
         o = 0
         for name, rows in system.holonomic + system.nonholonomic:
             sl = slice(o, o + rows)
-            multipliers[name] = lam[:, sl][:, 0] if rows == 1 else lam[:, sl]
+            if solve_multipliers:
+                multipliers[name] = lam[:, sl][:, 0] if rows == 1 else lam[:, sl]
             residuals[name] = res_all[:, sl][:, 0] if rows == 1 else res_all[:, sl]
             o += rows
     stats["rank_drops"] = len(rank_drop_times)
     stats["rank_drop_times"] = rank_drop_times[:100]
     energy = kinetic = potential = None
     if system.has_energy or system._d.V.numel() and not system._d.V.is_zero():
-        Tk, Vp = F["energy"].map(N)(Q.T, U.T, ts[None, :], P)
-        kinetic, potential = np.array(Tk).ravel(), np.array(Vp).ravel()
+        Tk, Vp = map_call(F["energy"], N, [Q.T, U.T, T1, P], (3,))
+        kinetic, potential = Tk.ravel(), Vp.ravel()
         energy = kinetic + potential
     names = dict(q=system.q_names, u=system.u_names, v=system.v_names, z=system.z_names)
     return Result(ts, Q, U, names, x=V, zalg=Zalg, multipliers=multipliers, residuals=residuals,

@@ -46,6 +46,7 @@ import numpy as np
 
 from .. import _progress
 from .._threads import LOCK as _LOCK
+from ..codegen import map_call
 from ..errors import SolverError
 from ._laws import contact_laws
 from .init import initial_state
@@ -303,7 +304,8 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
     def chunk_result(T, Q, U, P, events, steps):
         X = np.vstack([Q.T, U.T, np.zeros((system.nv, T.size))])
         res = postprocess(system, T, X, pv, specs, np.zeros((r, system.m)), np.zeros((r, r)),
-                          stats_now(steps), init_report, events=events)
+                          stats_now(steps), init_report, solve_multipliers=False,
+                          events=_ImpactEvents(system, pv, events))
         res.multipliers = {}     # the smooth-phase formula does not hold at contact
         res.impulses = P
         res.impulse_rows = _impulse_rows(system, fs["dim"])
@@ -334,33 +336,19 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
             kept["U"].append(U)
             if P is not None:
                 kept["P"].append(P)
-            kept["events"].extend(events)
+            kept["events"].append(events)
         else:
             if T.size:
                 writer.append(chunk_result(T, Q, U, P, [], done))
                 n_written += T.size
-            writer.add_events(events)
+            writer.add_events(_ImpactEvents(system, pv, [events])())
         last_t = last_T
 
     def chunk_events(o, t0c, step0):
-        events = []
-        ne = o["ev_step"].size
-        if ne:
-            nq, nu = system.nq, system.nu
-            X = o["ev_x"]
-            Ef = system.functions["energy"]
-            tk = t0c + dt * o["ev_step"]
-            Tb, Vb = Ef.map(ne)(X[:, :nq].T, X[:, nq:nq + nu].T, tk[None, :], pv[:, None])
-            Ta, Va = Ef.map(ne)(X[:, nq + nu:2 * nq + nu].T, X[:, 2 * nq + nu:].T,
-                                (tk + dt)[None, :], pv[:, None])
-            Eb = np.array(Tb + Vb).ravel()
-            Ea = np.array(Ta + Va).ravel()
-            for i in range(ne):
-                events.append(Event(tk[i] + dt, system.contact_names[o["ev_contact"][i]],
-                                    "impact", impulse=np.array([o["ev_P"][i]]),
-                                    energy_before=float(Eb[i]), energy_after=float(Ea[i]),
-                                    step=step0 + int(o["ev_step"][i])))
-        return events
+        """The chunk's impacts as arrays (Event objects are built when read)."""
+        st = o["ev_step"]
+        return (t0c + dt * st, np.asarray(o["ev_contact"]), np.asarray(o["ev_P"]),
+                np.asarray(o["ev_x"]), step0 + np.asarray(st, dtype=np.int64), float(dt))
 
     try:
         while done < nsteps:
@@ -440,6 +428,42 @@ def _assemble(kept, chunk_result, ot, half, steps):
         T, Q, U = T[idx], Q[idx], U[idx]
         P = P[idx] if P is not None else None
     return chunk_result(T, Q, U, P, kept["events"], steps)
+
+
+class _ImpactEvents:
+    """The impacts of a run, kept as arrays per chunk (start of the step, contact index,
+    normal impulse, states before and after, step, dt): :class:`Event` objects with their energies (one
+    mapped call for all) are built when ``res.events`` is first read."""
+
+    def __init__(self, system, pv, parts):
+        self.system, self.pv = system, pv
+        self.parts = [p for p in parts if p[0].size]
+
+    def __len__(self):
+        return sum(p[0].size for p in self.parts)
+
+    def __call__(self):
+        if not self.parts:
+            return []
+        system = self.system
+        nq, nu = system.nq, system.nu
+        tk = np.concatenate([p[0] for p in self.parts])      # the step's start
+        who = np.concatenate([p[1] for p in self.parts])
+        P = np.concatenate([p[2] for p in self.parts])
+        X = np.concatenate([p[3] for p in self.parts])
+        step = np.concatenate([p[4] for p in self.parts])
+        dt = self.parts[0][5]
+        ne = tk.size
+        # before: (q_k, u_k, t_k); after: (q_k+1, u_k+1, t_k+1), side by side
+        Qb = np.concatenate([X[:, :nq], X[:, nq + nu:2 * nq + nu]]).T
+        Ub = np.concatenate([X[:, nq:nq + nu], X[:, 2 * nq + nu:]]).T
+        tt = np.concatenate([tk, tk + dt])[None, :]
+        Tk, Vp = map_call(system.functions["energy"], 2 * ne, [Qb, Ub, tt, self.pv], (3,))
+        E = (Tk + Vp).ravel()
+        names = system.contact_names
+        return [Event(tk[i] + dt, names[who[i]], "impact", impulse=np.array([P[i]]),
+                      energy_before=float(E[i]), energy_after=float(E[ne + i]),
+                      step=int(step[i])) for i in range(ne)]
 
 
 def _impulse_rows(system, dim):
