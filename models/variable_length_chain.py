@@ -50,7 +50,7 @@ def _listify(v, n, what):
 
 
 def add_links(mod, n, base, l, m, g, tip_mass=None, prefix="", default_phi=0.0,
-              default_psi=0.9, default_xi=0.1, controls=True):
+              default_psi=0.9, default_xi=0.1, controls=True, phi=None):
     """Add n variable-length links hinged at the point ``base`` to a Model.
 
     Parameters
@@ -72,6 +72,10 @@ def add_links(mod, n, base, l, m, g, tip_mass=None, prefix="", default_phi=0.0,
         Default values of the coordinates.
     controls : bool
         Declare the inputs ``M{i}phi, M{i}psi, F{i}1, F{i}2`` acting on the coordinates.
+    phi : list of n expressions or None, optional
+        Azimuths given as expressions instead of new coordinates (``None`` entries are
+        coordinates): a program constraint substituted into the Lagrangian, e.g. the
+        skier's phi1 = phi0 (8.1).  A given azimuth has no ``M{i}phi`` input.
 
     Returns
     -------
@@ -84,9 +88,11 @@ def add_links(mod, n, base, l, m, g, tip_mass=None, prefix="", default_phi=0.0,
     dphi = _listify(default_phi, n, "default_phi")
     dpsi = _listify(default_psi, n, "default_psi")
     dxi = _listify(default_xi, n, "default_xi")
+    given = _listify(phi, n, "phi") if phi is not None else [None] * n
     phi, psi, xi1, xi2 = [], [], [], []
     for i in range(1, n + 1):
-        phi.append(mod.coordinates(f"{prefix}phi{i}", default=dphi[i - 1]))
+        phi.append(given[i - 1] if given[i - 1] is not None
+                   else mod.coordinates(f"{prefix}phi{i}", default=dphi[i - 1]))
         psi.append(mod.coordinates(f"{prefix}psi{i}", default=dpsi[i - 1]))
         xi1.append(mod.coordinates(f"{prefix}xi{i}1", default=dxi[i - 1]))
         if i < n or tip_mass is not None:
@@ -118,7 +124,8 @@ def add_links(mod, n, base, l, m, g, tip_mass=None, prefix="", default_phi=0.0,
 
     if controls:
         for i in range(n):
-            mod.generalized_force(mod.input(f"{prefix}M{i + 1}phi"), phi[i])
+            if given[i] is None:
+                mod.generalized_force(mod.input(f"{prefix}M{i + 1}phi"), phi[i])
             mod.generalized_force(mod.input(f"{prefix}M{i + 1}psi"), psi[i])
             mod.generalized_force(mod.input(f"{prefix}F{i + 1}1"), xi1[i])
             if i < len(xi2):
