@@ -340,3 +340,19 @@ def test_controls_replayed_as_inputs_reproduce_the_motion(servo):
                         rtol=1e-10, atol=1e-12)
     for n in free.q_names:
         assert np.allclose(res[n], run["coords"][n][::100], atol=2e-5), n
+
+
+def test_bad_input_names_the_object_and_the_fix(servo):
+    sys, stab, _ = servo
+    with pytest.raises(ValueError, match="controls \\['F99'\\] are not inputs"):
+        sb.ServoLoop(sys, controls=("F99",), program=("path",))
+    with pytest.raises(ValueError, match="build it with program=True"):
+        sb.ServoLoop(sb.build(heading="substituted").compile(stabilization=None))
+    with pytest.raises(ValueError, match="need S >= r"):
+        sb.ServoLoop(sys, controls=("F11",), program=("path", "height"))
+    with pytest.raises(ValueError, match="needs S = r \\+ 1"):
+        sb.ServoLoop(sys, program=("path", "height"), u0=sb.hold(sys, "psi1", PSI_P))
+    with pytest.raises(ValueError, match="unknown program constraint 'lean'"):
+        sb.build(program=("lean",))
+    with pytest.raises(ValueError, match="heading must be"):
+        sb.build(heading="free")
