@@ -86,8 +86,6 @@ def ball_sweep(repeat, pool, client):
     kw = dict(grid={"h": h}, params={"e": e}, state=drop, t_final=1.0, method="event",
               outputs=outputs)
     ball.sweep(**kw)
-    t_serial, ref = best(lambda: ball.sweep(**kw), repeat)
-    assert (ref["status"] == "ok").all()
     parsed = parse_outputs(outputs, ball)
 
     def bare():
@@ -96,7 +94,12 @@ def ball_sweep(repeat, pool, client):
                 res = ball.simulate(1.0, q0={"y": 0.1 + hi}, params={"e": ei}, method="event")
                 evaluate_outputs(parsed, res)
 
-    t_bare, _ = best(bare, repeat)
+    t_bare = t_serial = np.inf
+    for _ in range(repeat):          # interleaved: other jobs on the machine hit both alike
+        t_bare = min(t_bare, best(bare, 1)[0])
+        t, ref = best(lambda: ball.sweep(**kw), 1)
+        t_serial = min(t_serial, t)
+    assert (ref["status"] == "ok").all()
     t_cold, df = best(lambda: ball.sweep(executor="processes", workers=2, **kw), 1)
     assert df.equals(ref)
     ball.sweep(executor=pool, **kw)

@@ -207,3 +207,37 @@ def test_impact_sweep_failing_rows_carry_their_error():
                             params={"f": 0.5})
     pd.testing.assert_frame_equal(df[~failed].reset_index(drop=True),
                                   good.reset_index(drop=True))
+
+
+def test_chunks_go_through_a_bounded_window():
+    """200 tasks on a pool of 2: never more than 2 x 2 in flight (a scheduler is never
+    flooded), every row once, the same table as serially."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    class CountingPool(ThreadPoolExecutor):
+        def __init__(self):
+            super().__init__(2)
+            self.lock, self.live, self.peak, self.n = threading.Lock(), 0, 0, 0
+
+        def submit(self, fn, *args, **kwargs):
+            with self.lock:
+                self.live += 1
+                self.n += 1
+                self.peak = max(self.peak, self.live)
+            f = super().submit(fn, *args, **kwargs)
+            f.add_done_callback(self._done)
+            return f
+
+        def _done(self, _):
+            with self.lock:
+                self.live -= 1
+
+    mod, sys = _two_link()
+    kw = dict(grid={"alpha": np.linspace(0.1, 1.4, 40), "gamma": np.linspace(-3.0, -0.1, 50)},
+              state=mod.impact_state, params={"f": 0.5}, chunk=10)
+    with CountingPool() as pool:
+        df = sys.impact_sweep(executor=pool, **kw)
+    assert pool.n == 200 and pool.peak <= 4
+    pd.testing.assert_frame_equal(df, sys.impact_sweep(**kw))
+    assert df.attrs["sweep"]["backend"] == "threads" and df.attrs["sweep"]["workers"] == 2
