@@ -6,7 +6,12 @@
    two Systems have the same coordinates, and the cost per right-hand side (and per
    simulation) is the same. Target: compile (build + flatten + compile) within 2x of the
    hand-written model.
-2. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
+2. A 30-link planar pendulum chain from ``pl.World``, ``pl.Revolute`` and ``pl.BodyShape``
+   (relative joint angles, per-link parameters ``r``, ``r_cm``, ``m``, ``I``) against
+   models/nlink_chain.py (absolute angles, three shared parameters): compile time, nodes of
+   the mass matrix, and simulate cost. Target: compile within 2x, the same cost per step.
+   The spatial library's chain (``sp.Revolute`` about z) is reported beside it.
+3. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
    flat equations per component) through every stage: component construction, flattening
    (alias elimination included), index reduction, derivation; the growth exponent between
    sizes. Target: 1,000 components in under 10 s.
@@ -98,6 +103,56 @@ def compare_chain(n, repeat=3):
           f"states {s_comp.nq}+{s_comp.nu} vs {s_hand.nq}+{s_hand.nu}; max |dq| {dev:.1e}")
 
 
+def pendulum_chain(lib, n):
+    """n links hanging from the world, point masses at the tips (joint coordinates)."""
+    from mechdae.components import planar as pl, spatial as sp
+    m = md.Model(f"chain{n}")
+    if lib == "planar":
+        prev = m.add(pl.World("world")).frame
+        mk = lambda i: (pl.Revolute(f"j{i}"), pl.BodyShape(             # noqa: E731
+            f"b{i}", r=(0.0, -1.0), r_cm=(0.0, -1.0), m=1.0, I=0.0))
+    else:
+        prev = m.add(sp.World("world", n=(0, -1, 0))).frame
+        mk = lambda i: (sp.Revolute(f"j{i}"), sp.BodyShape(             # noqa: E731
+            f"b{i}", r=(0, -1, 0), r_cm=(0, -1, 0), m=1.0, I=0.0))
+    for i in range(1, n + 1):
+        j, b = (m.add(c) for c in mk(i))
+        m.connect(prev, j.frame_a)
+        m.connect(j.frame_b, b.frame_a)
+        prev = b.frame_b
+    return m
+
+
+def compare_pendulum_chain(n=30, repeat=3, spatial=True):
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "models" / "nlink_chain.py"
+    spec = importlib.util.spec_from_file_location("nlink_chain", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    t_hand, s_hand = best(lambda: mod.build(n).compile(stabilization=None), repeat)
+    q0 = {"theta1": 0.5}
+    s_hand.simulate(2.0, q0=q0)
+    t_sh, r_h = best(lambda: s_hand.simulate(2.0, q0=q0), repeat)
+    nodes_h = s_hand.functions["M"].n_nodes()
+    print(f"{n}-link pendulum chain (models/nlink_chain.py): compile {t_hand * 1e3:7.1f} ms, "
+          f"M {nodes_h} nodes, simulate 2 s {t_sh * 1e3:7.1f} ms ({r_h.stats['n_rhs']} rhs)")
+    for lib in ("planar", "spatial") if spatial else ("planar",):
+        t_c, s_c = best(lambda: pendulum_chain(lib, n).compile(stabilization=None),
+                        repeat if lib == "planar" else 1)
+        qc = {"j1.phi": 0.5, "j2.phi": -0.5}     # theta1 = 0.5, the others 0
+        s_c.simulate(2.0, q0=qc)
+        t_sc, r_c = best(lambda: s_c.simulate(2.0, q0=qc), repeat if lib == "planar" else 1)
+        theta = np.cumsum([r_c[f"j{i}.phi"][-1] for i in range(1, n + 1)])
+        dev = max(abs(theta[i] - r_h[f"theta{i + 1}"][-1]) for i in range(n))
+        nodes_c = s_c.functions["M"].n_nodes()
+        print(f"   from {lib} components: compile {t_c * 1e3:7.1f} ms (ratio "
+              f"{t_c / t_hand:5.1f}, target <= 2), M {nodes_c} nodes ({nodes_c / nodes_h:4.1f}x), "
+              f"simulate {t_sc * 1e3:7.1f} ms ({r_c.stats['n_rhs']} rhs; per rhs ratio "
+              f"{(t_sc / r_c.stats['n_rhs']) / (t_sh / r_h.stats['n_rhs']):4.1f}, target 1); "
+              f"max |dtheta(2 s)| {dev:.1e}")
+
+
 def stages(kind, N):
     t0 = time.perf_counter()
     m = chain_components(N // 2, damper=0.5) if kind == "msd" else rc_ladder(N)
@@ -122,6 +177,7 @@ def main():
     args = ap.parse_args()
     print(f"mechdae {md.__version__}; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
     compare_chain(30, repeat=1 if args.quick else 3)
+    compare_pendulum_chain(30, repeat=1 if args.quick else 3, spatial=not args.quick)
     sizes = [100, 300] if args.quick else [100, 300, 1000]
     for kind in ("msd", "rc"):
         ts = [stages(kind, N) for N in sizes]
