@@ -346,7 +346,11 @@ class _Assembler:
                     F = ca.Function("contact_impact_batch",
                                     [S[k] for k in "q u v t p w".split()],
                                     [ca.densify(ca.MX(o)) for o in outs])
-                    self._Fb = _expanded(F)
+                    F = _expanded(F)
+                    # generated C (mechdae.codegen) mapped over the states: no interpreter
+                    from ..codegen import library
+                    lib = library([F], what="impact batches")
+                    self._Fb = F if lib is None else lib.external(F.name())
         return self._Fb
 
     def evaluate_batch(self, Q, U, VX, t, P, Wv):

@@ -1,4 +1,6 @@
 """The compiled, frozen System: named CasADi Functions plus names and defaults."""
+import math
+
 import casadi as ca
 import numpy as np
 
@@ -234,13 +236,16 @@ class System:
         """Parameter vector in System order from a dict (names left out: defaults)."""
         pv = self.p_defaults.copy()
         if params:
+            index = self._name_index()["p"]
             for k, val in params.items():
-                if k not in self.p_names:
+                i = index.get(k)
+                if i is None:
                     raise ValueError(f"unknown parameter '{k}' for model '{self.name}'; "
                                      f"parameters: {', '.join(self.p_names) or 'none'}")
-                pv[self.p_names.index(k)] = _number(val, "params", k, self.name)
+                pv[i] = val if type(val) is float else _number(val, "params", k, self.name)
         # inf is meaningful for some parameters (friction = inf: no sliding); NaN never is
-        bad = [n for n, x in zip(self.p_names, pv) if np.isnan(x)]
+        s2 = pv @ pv                       # NaN iff some entry is NaN (squares: no inf - inf)
+        bad = [n for n, x in zip(self.p_names, pv) if np.isnan(x)] if s2 != s2 else ()
         if bad:
             raise ValueError(f"params: value of {', '.join(repr(b) for b in bad)} is NaN "
                              f"for model '{self.name}'; give a number")
@@ -259,16 +264,18 @@ class System:
         gq = np.zeros(self.nq, bool)
         gu = np.zeros(self.nu, bool)
         gv = np.zeros(self.nv, bool)
+        index = self._name_index()
         if q is not None:
             if isinstance(q, dict):
                 for k, val in q.items():
-                    if k in self.q_names:
-                        i = self.q_names.index(k)
-                        qa[i] = _number(val, "q0", k, self.name)
+                    i = index["q"].get(k)
+                    if i is not None:
+                        qa[i] = val if type(val) is float else _number(val, "q0", k, self.name)
                         gq[i] = True
-                    elif k in self.v_names:
-                        va[self.v_names.index(k)] = _number(val, "q0", k, self.name)
-                        gv[self.v_names.index(k)] = True
+                    elif k in index["v"]:
+                        i = index["v"][k]
+                        va[i] = _number(val, "q0", k, self.name)
+                        gv[i] = True
                     else:
                         raise ValueError(f"q0: unknown coordinate '{k}' for model '{self.name}'; "
                                          f"coordinates: {', '.join(self.q_names + self.v_names)}")
@@ -284,9 +291,14 @@ class System:
                 gq[:] = True
         if v is not None:
             if isinstance(v, dict):
-                coord_speed = {c: s for s, c in self.speed_of.items()}
+                coord_speed = index["coord_speed"]
                 for k, val in v.items():
-                    name = k if k in self.u_names else coord_speed.get(k)
+                    i = index["u"].get(k)
+                    if i is not None:
+                        ua[i] = val if type(val) is float else _number(val, "v0", k, self.name)
+                        gu[i] = True
+                        continue
+                    name = coord_speed.get(k)
                     if name is None and self.v_order.get(k, 0) >= 2:
                         i = self.v_names.index(f"der({k})")
                         va[i] = _number(val, "v0", k, self.name)
@@ -295,7 +307,7 @@ class System:
                     if name is None:
                         raise ValueError(f"v0: unknown speed '{k}' for model '{self.name}'; "
                                          f"speeds: {', '.join(self.u_names)}")
-                    i = self.u_names.index(name)
+                    i = index["u"][name]
                     ua[i] = _number(val, "v0", k, self.name)
                     gu[i] = True
             else:
@@ -307,6 +319,8 @@ class System:
                 gu[:] = True
         for label, names, arr in (("q0", self.q_names, qa), ("v0", self.u_names, ua),
                                   ("q0", self.v_names, va)):
+            if math.isfinite(arr @ arr):   # every entry finite (an overflow: checked below)
+                continue
             bad = [n for n, x in zip(names, arr) if not np.isfinite(x)]
             if bad:
                 raise ValueError(f"{label}: {', '.join(repr(b) for b in bad)} not finite for "
@@ -314,6 +328,19 @@ class System:
         if given_v:
             return qa, ua, va, gq, gu, gv
         return qa, ua, va, gq, gu
+
+    def _name_index(self):
+        """Name -> position dicts of q, u, v and p, and coordinate -> speed name (built
+        once: the dict-by-name calls of impact() and simulate() look names up here)."""
+        idx = self.__dict__.get("_names_idx")
+        if idx is None:
+            idx = self._names_idx = dict(
+                q={n: i for i, n in enumerate(self.q_names)},
+                u={n: i for i, n in enumerate(self.u_names)},
+                v={n: i for i, n in enumerate(self.v_names)},
+                p={n: i for i, n in enumerate(self.p_names)},
+                coord_speed={c: s for s, c in self.speed_of.items()})
+        return idx
 
     def _pw(self, params, inputs, t=0.0):
         pv = self.param_vector(params)
@@ -433,7 +460,34 @@ class System:
         # the assembly module is looked up once (an import statement per call costs ~1 us
         # on a ~6 us fast path)
         asm = _ASSEMBLY or _contact_assembly()
+        if type(q) is dict and type(v) is dict and not self.nv:
+            # states by name (the docs' and model files' form): arrays in two dict passes,
+            # then the array fast path; anything unusual takes the general path
+            qa, ua = self._dict_arrays(q, v)
+            if qa is not None:
+                q, v = qa, ua
         return asm.impact(self, q, v, active, all_solutions, params, t, method, **options)
+
+    def _dict_arrays(self, q, v):
+        """``(q, u)`` arrays from dicts of floats by coordinate / speed name, or
+        ``(None, None)`` when a name or value needs :meth:`state_arrays`."""
+        index = self._name_index()
+        qi, ui, cs = index["q"], index["u"], index["coord_speed"]
+        qa, ua = self.q_defaults.copy(), self.u_defaults.copy()
+        for k, val in q.items():
+            i = qi.get(k)
+            if i is None or type(val) is not float:
+                return None, None
+            qa[i] = val
+        for k, val in v.items():
+            i = ui.get(k)
+            if i is None:
+                name = cs.get(k)
+                i = ui.get(name) if name is not None else None
+            if i is None or type(val) is not float:
+                return None, None
+            ua[i] = val
+        return qa, ua
 
     def impact_batch(self, qs, vs, active=None, params=None, t=0.0, method="enum", **options):
         """Many impact problems in one vectorized pass (see
