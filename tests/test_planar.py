@@ -123,20 +123,7 @@ def test_rocking_block_from_a_body_and_two_contacts_has_the_same_events():
 
 def test_two_link_mechanism_impacts_equal_seed_000_with_all_solutions():
     tl = model_module("two_link_impact")
-    m = md.Model("pl_two_link")
-    l, mass = 1.0, 1.0
-    world = m.add(pl.World("world"))
-    hip = m.add(pl.Free("hip"))
-    legs = [m.add(pl.BodyShape(n, r=(0.0, -l), r_cm=(0.0, -l / 2), m=mass, I=mass * l ** 2 / 12))
-            for n in ("OD", "OB")]
-    knee = m.add(pl.Revolute("O"))
-    D = m.add(pl.PointLineContact("D", e=0.0, mu=math.inf))
-    B = m.add(pl.PointLineContact("B", e=0.0, mu=0.5))
-    m.connect(world.frame, hip.frame_a)
-    m.connect(hip.frame_b, legs[0].frame_a, knee.frame_a)
-    m.connect(knee.frame_b, legs[1].frame_a)
-    m.connect(legs[0].frame_b, D.frame)
-    m.connect(legs[1].frame_b, B.frame)
+    m = model_module("planar_two_link_impact").build()
     s1 = m.compile()
     s2 = tl.build().compile()
     rng = np.random.default_rng(0)
@@ -162,6 +149,21 @@ def test_two_link_mechanism_impacts_equal_seed_000_with_all_solutions():
                 assert x1.modes[f"{c}.contact"] == x2.modes[c]
     assert worst < 1e-12                                # measured 2.7e-15
     assert seen == {"unique", "ambiguous", "inconsistent"}
+
+
+def test_two_link_legs_dropped_land_together_and_stand():
+    mod = model_module("planar_two_link_impact")
+    sim = dict(mod.SIMULATION)
+    s = mod.build().compile(stabilization=None)
+    r = s.simulate(sim["t_final"], q0=sim["q0"], method="event")
+    t_land = math.sqrt(2 * mod.H / 9.81)
+    assert [(e.kind, e.contact) for e in r.events] == [
+        ("impact", "D.contact"), ("impact", "B.contact"), ("stick", "D.contact"),
+        ("stick", "B.contact")]
+    assert all(e.t == pytest.approx(t_land, abs=1e-9) for e in r.events)
+    # f = 0.5 exceeds the A-frame's thrust ratio tan(a)/2: the legs stand where they land
+    assert r["hip.y"][-1] == pytest.approx(math.cos(mod.A), abs=1e-12)
+    assert r["O.phi"][-1] == pytest.approx(-2 * mod.A, abs=1e-12)
 
 
 # ------------------------------------------------------------------ cut forces, drives
