@@ -316,3 +316,35 @@ def test_a_loop_that_cannot_close_is_refused_at_initialization():
     s = m.compile()
     with pytest.raises(Exception, match=r"(?i)constraint|initial"):
         s.simulate(0.1)
+
+
+def test_msl_double_pendulum_in_its_spatial_form_equals_the_planar_adaptation():
+    # MSL MultiBody.Examples.Elementary.DoublePendulum as written in MSL: BodyBox bodies
+    # (steel, r = {0.5, 0, 0}, width 0.06), an actuated revolute with a bearing damper
+    from mechdae.components import rotational as rot
+    m = md.Model("DoublePendulum")
+    world = m.add(sp.World("world", n=(0.0, -1.0, 0.0)))
+    revolute1 = m.add(sp.Revolute("revolute1", useAxisFlange=True))
+    damper = m.add(rot.Damper("damper", d=0.1))
+    boxBody1 = m.add(sp.BodyBox("boxBody1", r=(0.5, 0.0, 0.0), width=0.06))
+    revolute2 = m.add(sp.Revolute("revolute2"))
+    boxBody2 = m.add(sp.BodyBox("boxBody2", r=(0.5, 0.0, 0.0), width=0.06))
+    m.connect(damper.flange_b, revolute1.axis)
+    m.connect(revolute1.support, damper.flange_a)
+    m.connect(revolute1.frame_b, boxBody1.frame_a)
+    m.connect(revolute2.frame_b, boxBody2.frame_a)
+    m.connect(boxBody1.frame_b, revolute2.frame_a)
+    m.connect(world.frame, revolute1.frame_a)
+    s = m.compile(stabilization=None)
+    mod = model_module("msl_multibody_double_pendulum")
+    p = mod.build().compile(stabilization=None)
+    t = np.linspace(0.0, 3.0, 31)
+    r1 = s.simulate(3.0, output_times=t, **TIGHT)
+    r2 = p.simulate(3.0, output_times=t, **TIGHT)
+    mass, _, inertia = mod.box_properties()          # 13.86 kg, I_zz about the center
+    pd = dict(zip(s.p_names, s.p_defaults))
+    assert pd["boxBody1.m"] == pytest.approx(mass, rel=1e-12)
+    assert pd["boxBody1.I_33"] == pytest.approx(inertia, rel=1e-12)
+    for q in ("revolute1.phi", "revolute2.phi"):
+        assert np.abs(r1[q] - r2[q]).max() < 1e-8
+    assert np.abs(r1["boxBody2.frame_b.r[2]"] - r2["boxBody2.frame_b.y"]).max() < 1e-8
