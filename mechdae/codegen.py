@@ -41,7 +41,7 @@ __all__ = ["library", "Library", "available", "cache_dir", "map_call", "CodegenW
 
 _LOCK = threading.Lock()
 _KEY_LOCKS = {}
-_LOADED = {}              # (path, opt) -> Library: each library loaded once per process
+_LOADED = set()           # libraries known to exist (no stat per call)
 _WARNED = []
 _OPTIONS = {"casadi_int": "long long", "with_header": False}
 
@@ -251,20 +251,18 @@ def _build(functions, flags, jac_sparsity):
         h.update(part.encode())
         h.update(b"\0")
     key = h.hexdigest()[:24]
+    d = cache_dir()
+    so = os.path.join(d, f"mdae_{key}.so")
     with _LOCK:
-        lib = _LOADED.get(key)
-        if lib is not None:
-            return Library(lib.path, key, functions)
-        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+        if so in _LOADED:
+            return Library(so, key, functions)
+        lock = _KEY_LOCKS.setdefault(so, threading.Lock())
     with lock:                       # one compile of a key at a time in this process
-        d = cache_dir()
-        so = os.path.join(d, f"mdae_{key}.so")
         if not os.path.exists(so):
             _compile(cmd, flags, src, d, so)
-        lib = Library(so, key, functions)
         with _LOCK:
-            _LOADED[key] = lib
-    return lib
+            _LOADED.add(so)
+    return Library(so, key, functions)
 
 
 def _compile(cmd, flags, src, d, so):
