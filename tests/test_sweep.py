@@ -241,3 +241,14 @@ def test_chunks_go_through_a_bounded_window():
     assert pool.n == 200 and pool.peak <= 4
     pd.testing.assert_frame_equal(df, sys.impact_sweep(**kw))
     assert df.attrs["sweep"]["backend"] == "threads" and df.attrs["sweep"]["workers"] == 2
+
+
+def test_content_hash_names_what_a_system_computes():
+    """Two compiles of one model hash alike (a worker's cache key, a stored sweep's
+    identity); another parameter default or stabilization does not."""
+    from mechdae.sweep import content_hash
+    ball = model_module("bouncing_ball")
+    a, b = ball.build().compile(), ball.build().compile()
+    assert content_hash(a) == content_hash(b)
+    assert content_hash(ball.build(e=0.7).compile()) != content_hash(a)
+    assert content_hash(ball.build().compile(stabilization=None)) != content_hash(a)

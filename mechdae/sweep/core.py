@@ -35,11 +35,12 @@ def content_hash(system):
                      "contact_names", "contact_rows", "output_names"):
             d.update(repr((attr, list(getattr(system, attr, []) or []))).encode()
                      if attr != "name" else system.name.encode())
-        for attr in ("q_defaults", "u_defaults", "v_defaults", "p_defaults", "H", "K"):
-            d.update(np.ascontiguousarray(getattr(system, attr), dtype=float).tobytes())
+        for attr in ("q_defaults", "u_defaults", "v_defaults", "p_defaults", "H", "K", "H_g",
+                     "K_g"):
+            d.update(np.ascontiguousarray(getattr(system, attr, ()), dtype=float).tobytes())
         d.update(repr([sorted((k, repr(v)) for k, v in c.items())
                        for c in system.contacts]).encode())
-        d.update(repr(system.stabilization).encode())
+        d.update(repr((system.stabilization, getattr(system, "projection", None))).encode())
         h = _HASHES[system] = d.hexdigest()
     return h
 
