@@ -225,16 +225,24 @@ def test_universal_joint_is_torque_free_about_its_axes_and_conserves_energy():
     assert np.abs(r["u.frame_b.t[2]"]).max() < 1e-8 * scale
 
 
+def _body_on_the_floor(free, body, contact):
+    """World -> FreeMotion -> Body with a PointPlaneContact on the plane z = 0."""
+    m = md.Model("on_the_floor")
+    w = m.add(sp.World("world"))
+    f = m.add(sp.FreeMotion("f", **free))
+    b = m.add(sp.Body("b", **body))
+    c = m.add(sp.PointPlaneContact("c", **contact))
+    m.connect(w.frame, f.frame_a)
+    m.connect(f.frame_b, b.frame_a, c.frame)
+    return m
+
+
 @pytest.mark.slow
 def test_sliding_sphere_starts_rolling_at_five_sevenths():
     # a solid sphere launched without spin slides until v = 5/7 v0 at t = 2 v0 / (7 mu g)
     rho, M, mu, g, v0 = 0.1, 2.0, 0.3, 9.81, 2.0
-    m = md.Model("ball")
-    w = m.add(sp.World("world", g=g))
-    f = m.add(sp.FreeMotion("f", r0=(0, 0, rho), v0=(v0, 0, 0)))
-    b = m.add(sp.Body("b", m=M, I=0.4 * M * rho ** 2))
-    c = m.add(sp.PointPlaneContact("c", radius=rho, mu=mu))
-    m.connect(w.frame, f.frame_a); m.connect(f.frame_b, b.frame_a, c.frame)
+    m = _body_on_the_floor(dict(r0=(0, 0, rho), v0=(v0, 0, 0)), dict(m=M, I=0.4 * M * rho ** 2),
+                           dict(radius=rho, mu=mu))
     r = m.compile(stabilization=None).simulate(0.5, method="event")
     stick = [e for e in r.events if e.kind == "stick"]
     assert len(stick) == 1 and stick[0].contact == "c.contact"
@@ -246,12 +254,7 @@ def test_sliding_sphere_starts_rolling_at_five_sevenths():
 
 def test_point_contact_of_a_dropped_body_bounces_to_e_squared_height():
     e, h = 0.5, 0.4
-    m = md.Model("drop")
-    w = m.add(sp.World("world"))
-    f = m.add(sp.FreeMotion("f", r0=(0.0, 0.0, h)))
-    b = m.add(sp.Body("b", m=1.0, I=0.1))
-    c = m.add(sp.PointPlaneContact("c", e=e))
-    m.connect(w.frame, f.frame_a); m.connect(f.frame_b, b.frame_a, c.frame)
+    m = _body_on_the_floor(dict(r0=(0.0, 0.0, h)), dict(m=1.0, I=0.1), dict(e=e))
     t1 = math.sqrt(2 * h / 9.81)
     t_apex = t1 + e * t1                   # rebound speed e g t1, up for e t1
     r = m.compile(stabilization=None).simulate(

@@ -332,32 +332,42 @@ class _LineForce(Component):
     """Force ``f`` along the line between the frame origins, positive as tension (``f > 0``
     pulls the frames toward each other, as a stretched spring). Outputs ``s_rel``
     (distance), ``v_rel`` (its rate), ``f``. The direction is undefined when the origins
-    coincide (``s_rel = 0``)."""
+    coincide (``s_rel = 0``). The spatial library reuses it with its own frame."""
+    _frame = Frame
+    _s0 = "s_rel0"                       # name of the unstretched length parameter
+
+    @staticmethod
+    def _origin(frame):
+        return ca.vertcat(frame.x, frame.y)
+
+    @staticmethod
+    def _flow_of(F):
+        """Connector flows of a world-resolved force ``F`` at the frame origin."""
+        return [F[0], F[1], 0.0]
 
     def __init__(self, name):
         super().__init__(name)
-        a = self.frame_a = self.connector(Frame, "frame_a")
-        b = self.frame_b = self.connector(Frame, "frame_b")
-        dx, dy = b.x - a.x, b.y - a.y
-        self.s_rel = ca.sqrt(dx ** 2 + dy ** 2)
-        self.e = (dx / self.s_rel, dy / self.s_rel)
-        self.v_rel = self.e[0] * (der(b.x) - der(a.x)) + self.e[1] * (der(b.y) - der(a.y))
+        a = self.frame_a = self.connector(self._frame, "frame_a")
+        b = self.frame_b = self.connector(self._frame, "frame_b")
+        d = self._origin(b) - self._origin(a)
+        self.s_rel = ca.sqrt(ca.dot(d, d))
+        self.e = d / self.s_rel
+        self.v_rel = ca.dot(self.e, der(self._origin(b)) - der(self._origin(a)))
         self.output("s_rel", self.s_rel)
         self.output("v_rel", self.v_rel)
 
     def _force(self, f_c=None, f_d=None):
         f = (0 if f_c is None else f_c) + (0 if f_d is None else f_d)
-        ex, ey = self.e
+        e = self.e
         self.output("f", f)
         if f_d is not None:
             self.output("lossPower", f_d * self.v_rel)
-        fa, fb = [-f * ex, -f * ey, 0.0], [f * ex, f * ey, 0.0]
         if f_c is None:
-            self.flow(self.frame_a, fa)
-            self.flow(self.frame_b, fb)
+            self.flow(self.frame_a, self._flow_of(-f * e))
+            self.flow(self.frame_b, self._flow_of(f * e))
         else:
-            self.flow(self.frame_a, fa, energy=[-f_c * ex, -f_c * ey, 0.0])
-            self.flow(self.frame_b, fb, energy=[f_c * ex, f_c * ey, 0.0])
+            self.flow(self.frame_a, self._flow_of(-f * e), energy=self._flow_of(-f_c * e))
+            self.flow(self.frame_b, self._flow_of(f * e), energy=self._flow_of(f_c * e))
 
 
 class Spring(_LineForce):
@@ -367,7 +377,7 @@ class Spring(_LineForce):
     def __init__(self, name, c=1.0, s_rel0=0.0):
         super().__init__(name)
         c = self.parameter("c", c)
-        s0 = self.parameter("s_rel0", s_rel0)
+        s0 = self.parameter(self._s0, s_rel0)
         self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
         self._force(f_c=c * (self.s_rel - s0))
 
@@ -388,7 +398,7 @@ class SpringDamper(_LineForce):
         super().__init__(name)
         c = self.parameter("c", c)
         d = self.parameter("d", d)
-        s0 = self.parameter("s_rel0", s_rel0)
+        s0 = self.parameter(self._s0, s_rel0)
         self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
         self._force(c * (self.s_rel - s0), d * self.v_rel)
 

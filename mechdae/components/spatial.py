@@ -46,10 +46,12 @@ import math
 import casadi as ca
 import numpy as np
 
+from ..dsl.bodies import quaternion_rates
 from ..dsl.model import der, placeholder
 from .core import Component, Connector
 from . import rotational as _rot_lib
 from . import translational as _tr_lib
+from . import planar as _pl
 from .planar import _is_number, _source, _take_gravity, _unit, _vec
 
 __all__ = ["Frame", "World", "Fixed", "FixedTranslation", "FixedRotation", "Body",
@@ -389,14 +391,7 @@ class _Joint(Component):
         q_init = quaternion(n, angle0)
         q = [self.coordinate(f"q{k}", default=q_init[k]) for k in range(4)]
         w = self.speeds("wx wy wz", default=list(_three(self, "w0", w0)))
-        q0, q1, q2, q3 = q
-        wx, wy, wz = w
-        self.kinematics({
-            q0: -0.5 * (q1 * wx + q2 * wy + q3 * wz),
-            q1: 0.5 * (q0 * wx + q2 * wz - q3 * wy),
-            q2: 0.5 * (q0 * wy + q3 * wx - q1 * wz),
-            q3: 0.5 * (q0 * wz + q1 * wy - q2 * wx),
-        })
+        self.kinematics(dict(zip(q, quaternion_rates(q, w))))
         return quaternion_rotation(ca.vertcat(*q))
 
 
@@ -497,67 +492,37 @@ class FreeMotion(_Joint):
 
 
 # ---------------------------------------------------------------------- force elements
-class _LineForce(Component):
-    """Force ``f`` along the line between the frame origins, positive as tension. Outputs
-    ``s_rel`` (distance), ``v_rel`` (its rate), ``f``."""
+class _Line:
+    """The planar line-force elements on spatial frames (MSL's ``s_unstretched``)."""
+    _frame = Frame
+    _s0 = "s_unstretched"
 
-    def __init__(self, name):
-        super().__init__(name)
-        a = self.frame_a = self.connector(Frame, "frame_a")
-        b = self.frame_b = self.connector(Frame, "frame_b")
-        d = b.r - a.r
-        self.s_rel = ca.sqrt(ca.dot(d, d))
-        self.e = d / self.s_rel
-        self.v_rel = ca.dot(self.e, der(b.r) - der(a.r))
-        self.output("s_rel", self.s_rel)
-        self.output("v_rel", self.v_rel)
+    @staticmethod
+    def _origin(frame):
+        return frame.r
 
-    def _force(self, f_c=None, f_d=None):
-        f = (0 if f_c is None else f_c) + (0 if f_d is None else f_d)
-        self.output("f", f)
-        if f_d is not None:
-            self.output("lossPower", f_d * self.v_rel)
-
-        def flows(x, sign):
-            return [sign * x * self.e[k] for k in range(3)] + [0.0] * 9
-        if f_c is None:
-            self.flow(self.frame_a, flows(f, -1))
-            self.flow(self.frame_b, flows(f, 1))
-        else:
-            self.flow(self.frame_a, flows(f, -1), energy=flows(f_c, -1))
-            self.flow(self.frame_b, flows(f, 1), energy=flows(f_c, 1))
+    @staticmethod
+    def _flow_of(F):
+        return [F[0], F[1], F[2]] + [0.0] * 9
 
 
-class Spring(_LineForce):
-    """Linear spring between the frame origins: ``f = c (s_rel - s_unstretched)``."""
+class Spring(_Line, _pl.Spring):
+    """Linear spring between the frame origins: ``f = c (s_rel - s_unstretched)`` (tension
+    positive); outputs ``s_rel``, ``v_rel``, ``f``."""
 
     def __init__(self, name, c=1.0, s_unstretched=0.0):
-        super().__init__(name)
-        c = self.parameter("c", c)
-        s0 = self.parameter("s_unstretched", s_unstretched)
-        self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
-        self._force(f_c=c * (self.s_rel - s0))
+        super().__init__(name, c, s_unstretched)
 
 
-class Damper(_LineForce):
+class Damper(_Line, _pl.Damper):
     """Linear damper between the frame origins: ``f = d v_rel``."""
 
-    def __init__(self, name, d=0.0):
-        super().__init__(name)
-        d = self.parameter("d", d)
-        self._force(f_d=d * self.v_rel)
 
-
-class SpringDamper(_LineForce):
+class SpringDamper(_Line, _pl.SpringDamper):
     """Spring and damper in parallel: ``f = c (s_rel - s_unstretched) + d v_rel``."""
 
     def __init__(self, name, c=1.0, d=0.0, s_unstretched=0.0):
-        super().__init__(name)
-        c = self.parameter("c", c)
-        d = self.parameter("d", d)
-        s0 = self.parameter("s_unstretched", s_unstretched)
-        self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
-        self._force(c * (self.s_rel - s0), d * self.v_rel)
+        super().__init__(name, c, d, s_unstretched)
 
 
 class WorldForce(Component):

@@ -21,6 +21,15 @@ from .model import _as_sx
 __all__ = ["PlanarBody", "SpatialBody"]
 
 
+def quaternion_rates(q, w):
+    """``quat' = 1/2 quat (x) (0, w)``: rates of the quaternion ``q = (q0; q1, q2, q3)`` for
+    the angular velocity ``w`` in body axes."""
+    q0, q1, q2, q3 = q
+    wx, wy, wz = w
+    return [-0.5 * (q1 * wx + q2 * wy + q3 * wz), 0.5 * (q0 * wx + q2 * wz - q3 * wy),
+            0.5 * (q0 * wy + q3 * wx - q1 * wz), 0.5 * (q0 * wz + q1 * wy - q2 * wx)]
+
+
 class PlanarBody:
     """A rigid body moving in the (x, y) plane; created by ``Model.rigid_body(planar=True)``.
 
@@ -115,14 +124,7 @@ class SpatialBody:
         self.quat = ca.vertcat(*qs)
         w = model.speeds(f"{name}.wx {name}.wy {name}.wz")
         self.omega = ca.vertcat(*w)
-        q0, q1, q2, q3 = qs
-        wx, wy, wz = w
-        model.kinematics({
-            q0: -0.5 * (q1 * wx + q2 * wy + q3 * wz),
-            q1: 0.5 * (q0 * wx + q2 * wz - q3 * wy),
-            q2: 0.5 * (q0 * wy + q3 * wx - q1 * wz),
-            q3: 0.5 * (q0 * wz + q1 * wy - q2 * wx),
-        })
+        model.kinematics(dict(zip(qs, quaternion_rates(qs, w))))
         model.kinetic_energy(0.5 * mass * ca.dot(self.v, self.v))
         model.T_report.append(0.5 * ca.dot(self.omega, ca.mtimes(self.J, self.omega)))
 
