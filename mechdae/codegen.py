@@ -9,8 +9,10 @@ file without compiling. The code then runs without Python: cvodes and idas call 
 :meth:`Library.external` (a ``casadi.external`` Function), the C stepping loop through the
 symbol addresses of :meth:`Library.symbol`.
 
-With no working C compiler (``CC`` naming a missing program, none on ``PATH``, or a
-compile error) ``compiled="auto"`` returns None after one :class:`CodegenWarning` per
+Sources past :data:`MAX_SOURCE` characters are not compiled under ``compiled="auto"``
+(the compiler's time would outweigh the run: long chains), those past
+:data:`LARGE_SOURCE` at ``-O1``. With no working C compiler (``CC`` naming a missing
+program, none on ``PATH``, or a compile error) ``compiled="auto"`` returns None after one :class:`CodegenWarning` per
 process, and the callers evaluate the CasADi Function objects instead (same results, to
 roundoff; slower).
 
@@ -165,12 +167,27 @@ def library(functions, compiled="auto", what="the model", flags=("-O2",),
                              and os.environ.get("MECHDAE_CODEGEN", "1") == "0"):
         return None
     try:
-        return _build(list(functions), tuple(flags), bool(jac_sparsity))
+        return _build(list(functions), tuple(flags), bool(jac_sparsity), compiled is True)
+    except _TooLarge:
+        return None
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         if compiled is True:
             raise
         _warn(what, exc)
         return None
+
+
+def once(cache, key, build):
+    """``cache[key]``, built by ``build()`` on first use under the package lock (the
+    per-System caches of compiled evaluators: one build when threads race)."""
+    out = cache.get(key)
+    if out is None:
+        from ._threads import LOCK
+        with LOCK:
+            out = cache.get(key)
+            if out is None:
+                out = cache[key] = build()
+    return out
 
 
 _MAPS = {}
@@ -240,12 +257,29 @@ def map_call(f, n, args, reduce_in=()):
     return res
 
 
-def _build(functions, flags, jac_sparsity):
+class _TooLarge(Exception):
+    """Generated source past :data:`MAX_SOURCE`: compiling would cost more than it saves."""
+
+
+# sources past this size (characters; MECHDAE_CODEGEN_MAX overrides) are not compiled
+# under compiled="auto": the C compiler's time grows faster than linearly with the size of
+# the straight-line code (about 20 s for the 32-link chain's 220 kB right-hand side at -O2
+# on a loaded 2-core machine), so long chains run on the Function objects; those past
+# LARGE_SOURCE are compiled at -O1 (3x faster to build, about 1.4x slower to run)
+MAX_SOURCE = 400_000
+LARGE_SOURCE = 100_000
+
+
+def _build(functions, flags, jac_sparsity, forced=False):
     cmd = _compiler()
     gen = ca.CodeGenerator("mdae_gen.c", dict(_OPTIONS))
     for f in functions:
         gen.add(f, jac_sparsity)
     src = gen.dump()
+    if not forced and len(src) > int(os.environ.get("MECHDAE_CODEGEN_MAX", MAX_SOURCE)):
+        raise _TooLarge()
+    if len(src) > LARGE_SOURCE and "-O2" in flags:
+        flags = tuple("-O1" if x == "-O2" else x for x in flags)
     h = hashlib.sha256()
     for part in (src, " ".join(cmd), " ".join(flags), ca.__version__):
         h.update(part.encode())

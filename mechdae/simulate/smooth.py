@@ -13,7 +13,7 @@ import casadi as ca
 import numpy as np
 
 from .._threads import LOCK as _LOCK
-from ..codegen import map_call
+from ..codegen import map_call, once
 from .. import _progress
 from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
@@ -83,15 +83,8 @@ def ode_function(system, specs, compiled="auto"):
     input signals: generated C (:mod:`mechdae.codegen`, compiled once and cached on disk)
     or, with no C compiler, sampled inputs (their samples would be compiled in) or
     ``compiled=False``, the CasADi Function itself. Returns ``(f, is_compiled)``."""
-    cache = system.__dict__.setdefault("_ode_functions", {})     # not pickled: a cache
-    key = (inputs_key(specs), compiled)
-    out = cache.get(key)
-    if out is None:
-        with _LOCK:
-            out = cache.get(key)
-            if out is None:
-                out = cache[key] = _ode_function(system, specs, compiled)
-    return out
+    return once(system.__dict__.setdefault("_ode_functions", {}),     # a cache: not pickled
+                (inputs_key(specs), compiled), lambda: _ode_function(system, specs, compiled))
 
 
 def _ode_function(system, specs, compiled):

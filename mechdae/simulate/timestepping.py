@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import _progress
 from .._threads import LOCK as _LOCK
-from ..codegen import map_call
+from ..codegen import map_call, once
 from ..errors import SolverError
 from ._laws import contact_laws
 from .init import initial_state
@@ -150,13 +150,7 @@ def _evaluators(system, compiled="auto"):
     from . import _step
     cache = system.__dict__.setdefault("_timestepping", {})
     fs = step_functions(system)
-    key = ("eval", bool(compiled))
-    spec = cache.get(key)
-    if spec is None:
-        with _LOCK:
-            spec = cache.get(key)
-            if spec is None:
-                spec = cache[key] = _evaluator_spec(system, fs, compiled)
+    spec = once(cache, ("eval", bool(compiled)), lambda: _evaluator_spec(system, fs, compiled))
     if spec[0] == "compiled":
         lib, specs = spec[1], spec[2]
         evs = [_step._Evaluator(address=addr, sizes=sizes, n_in=n_in, n_out=n_out, keep=lib)
