@@ -19,7 +19,6 @@ import time as _time
 import numpy as np
 
 from . import register_method
-from ..contact.kernels import ENUM_MAX
 from .event import (EVENT_ATOL, EVENT_RTOL, EventEngine, build_result, event_options, initial_x,
                     output_grid)
 from .inputs import resolve_inputs
@@ -131,14 +130,6 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     window = aopts["chatter_window"] or CHATTER_WINDOW_STEPS * dt
     n_chat = int(aopts["chatter_events"])
     stretch = aopts["stretch"] or STRETCH_STEPS * dt
-    if len(system.contact_names) > ENUM_MAX and ts_driver is not None:
-        # beyond the contact-force enumeration of the event-driven method: time stepping
-        n = max(1, int(np.ceil((t_end - t0) / dt * (1 - 1e-12))))
-        res = ts_driver(system, t_end, q0=q0, v0=v0, params=params, inputs=inputs,
-                        dt=(t_end - t0) / n, t0=t0, output_times=output_times,
-                        initialize=initialize)
-        res.stats["auto"] = f"{len(system.contact_names)} contacts > {ENUM_MAX}: timestepping"
-        return res
     x0, init_report = initial_x(system, q0, v0, t0, pv, initialize)
     eng = EventEngine(system, specs, pv, H, K, rtol, atol, eopts)
     on_failure(lambda err: _partial(err, seeded(eng, t0, x0), ts, system, specs, pv, H, K,
@@ -166,7 +157,7 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
         # ---- time stepping across the stretch
         why = "accumulation" if eng.zeno_detected is not None else "chatter"
         t_a = eng.t
-        t_goal = t_end
+        t_goal = t_a              # chatter: stretches of `stretch`, settled checked after each
         if eng.zeno_detected is not None:
             _, _, t_inf, _ = eng.zeno_detected
             t_goal = min(t_end, max(t_inf + stretch / 4, t_a + stretch))

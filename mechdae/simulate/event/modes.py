@@ -1,7 +1,8 @@
 r"""Mode logic: which contacts are closed, sticking or sliding after an event.
 
 At a lift-off, stop or cone event the new mode comes from the acceleration-level contact
-problem (:func:`mechdae.contact.kernels.contact_forces`) on the contacts that touch, posed
+problem on the contacts that touch (:func:`.forces.solve_contact_forces`: every mode
+combination of a small set, Lemke / NSGS past it), posed
 in contact space: the rows ``W_c`` of the touching contacts, the Delassus matrix
 ``D = W_c M_c W_c^T`` and the free contact accelerations ``b`` (``M_c`` the inverse mass
 restricted by the bilateral constraints, :meth:`ModeLogic.contact_space`). Painlevé
@@ -17,6 +18,7 @@ import numpy as np
 
 from ...errors import PainleveError, SolverError
 from ..result import Event
+from .forces import solve_contact_forces
 from .phase import OPEN, CLOSED, STICK, SLIDE_POS, SLIDE_NEG, SLIDE_2D, SLIDING
 
 __all__ = ["ModeLogic"]
@@ -101,7 +103,7 @@ class ModeLogic:
 
     def decide(self, x, t, candidates, mode, record=True, cause=None, tol=1e-9):
         """New mode for contacts in ``candidates`` from the contact-force problem."""
-        from ...contact.kernels import contact_forces, impact
+        from ...contact.kernels import impact
         nq, nu = self.nq_nu()
         tm = self.terms(x, t)
         u = x[nq:nq + nu]
@@ -122,7 +124,8 @@ class ModeLogic:
         vc = self.velocities(tm, idx, u)
         vt = np.concatenate([vc[a * d + 1:a * d + d] for a in range(len(idx))])
         mu = self.mu[idx]
-        sol = contact_forces(D, b, vt, mu, dim=d, slide_tol=self.vel_tol, tol=tol)
+        sol = solve_contact_forces(D, b, vt, mu, [self.nt[i] for i in idx], d,
+                                   slide_tol=self.vel_tol, tol=tol)
         if sol.status == "inconsistent":
             U, Fv, who = self._painleve_numbers(D, b, vt, mu, idx)
             msg = (f"Painlevé inconsistency at t = {t:.12g}: contact '{who}' sliding with "
