@@ -19,6 +19,13 @@ without lift-off; for ``Gamma > Gamma_1`` it lifts off at
 
 flies with ``phi'' = 0`` (2.15), lands with a decaying infinite sequence of impacts and
 returns to the support phase.
+
+Periodic impact-free motions (the paper's sequence Gamma_n, stated without formula; derived
+here): the flight (2.15) ends with ``q = q' = 0`` iff it spans ``phi - phi_1 = 2 cot phi_1``
+and lands at ``phi = pi - phi_1 (mod 2 pi)``, where ``F = 0`` again, so the support takes
+over without an impact. That happens for ``2 cot phi_1 + 2 phi_1 = (2n - 1) pi``, giving
+``Gamma_n = (sin^2 phi_1 + 2 Gamma_1 - 1) / (2 sin phi_1)`` (inverse of 2.14); ``n = 1`` is
+``Gamma_1`` itself (see :func:`periodic_gammas`).
 """
 import math
 
@@ -39,6 +46,20 @@ def gamma_values(rho=1.0, r=0.5, j=0.5, g=9.81, phi0_dot=12.0):
 def spin_for_gamma(Gamma, r=0.5, j=0.5, g=9.81):
     """Initial ``phi'`` giving the energy constant ``Gamma`` (2.11-2.12)."""
     return math.sqrt(2 * g * r * (Gamma + 1)) / j
+
+
+def periodic_gammas(n_max, r=0.5, j=0.5):
+    """``Gamma_1 < Gamma_2 < ... < Gamma_{n_max}`` of the impact-free periodic motions."""
+    from scipy.optimize import brentq
+    G1 = 1.0 + j ** 2 / (2 * r ** 2)
+    out = []
+    for n in range(1, n_max + 1):
+        p = math.pi / 2 if n == 1 else brentq(
+            lambda x: 2 / math.tan(x) + 2 * x - (2 * n - 1) * math.pi, 1e-12,
+            math.pi / 2 - 1e-12, xtol=1e-15)
+        S = math.sin(p)
+        out.append((S * S + 2 * G1 - 1) / (2 * S))
+    return out
 
 
 def initial_state(rho=1.0, r=0.5, phi0_dot=12.0):
