@@ -383,3 +383,54 @@ def test_guide_section_8_example_runs():
     # the damper takes energy out of the double pendulum
     assert res.energy[-1] < res.energy[0]
     assert np.isfinite(res["j1.frame_a.fy"]).all()
+
+
+def _disks(e, mu, b, m1=1.0, m2=3.0, R1=0.1, R2=0.2):
+    """Two free disks in the plane (no gravity) on a collision course: disk 1 at (-1, 0)
+    with vx = 2, disk 2 at (0, b) with vx = -0.5."""
+    m = md.Model("disks")
+    w = m.add(pl.World("world", g=0.0))
+    f1 = m.add(pl.Free("f1", x0=-1.0, vx0=2.0))
+    f2 = m.add(pl.Free("f2", y0=b, vx0=-0.5))
+    b1 = m.add(pl.Body("b1", m=m1, I=0.5 * m1 * R1 ** 2))
+    b2 = m.add(pl.Body("b2", m=m2, I=0.5 * m2 * R2 ** 2))
+    c = m.add(pl.PointPointContact("c", radius_a=R1, radius_b=R2, e=e, mu=mu))
+    m.connect(w.frame, f1.frame_a, f2.frame_a)
+    m.connect(f1.frame_b, b1.frame_a, c.frame_a)
+    m.connect(f2.frame_b, b2.frame_a, c.frame_b)
+    return m
+
+
+def test_central_collision_of_two_disks_obeys_newton():
+    e, m1, m2, v1, v2 = 0.5, 1.0, 3.0, 2.0, -0.5
+    r = _disks(e, 0.0, 0.0).compile(stabilization=None).simulate(1.0, method="event")
+    assert [ev.kind for ev in r.events] == ["impact"]
+    assert r.events[0].t == pytest.approx((1.0 - 0.3) / (v1 - v2), abs=1e-9)
+    assert r["f1.vx"][-1] == pytest.approx(((m1 - e * m2) * v1 + (1 + e) * m2 * v2) / (m1 + m2),
+                                           abs=1e-12)
+    assert r["f2.vx"][-1] == pytest.approx(((m2 - e * m1) * v2 + (1 + e) * m1 * v1) / (m1 + m2),
+                                           abs=1e-12)
+
+
+@pytest.mark.parametrize("mu", [0.1, 0.5])
+def test_oblique_collision_of_two_disks_slides_or_sticks_by_the_friction_cone(mu):
+    # line of centers at 30 degrees: n = (cos 30, sin 30); the normal impulse acts through
+    # the centers, the tangential one at the rims (effective inverse mass 3 (1/m1 + 1/m2)
+    # for uniform disks); the critical friction is 0.128
+    e, m1, m2, R1, R2 = 0.5, 1.0, 3.0, 0.1, 0.2
+    r = _disks(e, mu, 0.15).compile(stabilization=None).simulate(1.0, method="event")
+    n = np.array([math.sqrt(3) / 2, 0.5])
+    t = np.array([-n[1], n[0]])
+    vrel = np.array([-2.5, 0.0])
+    kn = 1 / m1 + 1 / m2
+    Pn = (1 + e) * -(vrel @ n) / kn
+    Pt_stick = -(vrel @ t) / (3 * kn)
+    Pt = Pt_stick if abs(Pt_stick) <= mu * Pn else -mu * Pn * np.sign(vrel @ t)
+    P = Pn * n + Pt * t
+    # (the impact is located to the event tolerance: the line of centers is off by ~1e-10)
+    assert (abs(Pt_stick) <= mu * Pn) == (mu == 0.5)
+    assert r["f1.vx"][-1] == pytest.approx(2.0 - P[0] / m1, abs=1e-8)
+    assert r["f1.vy"][-1] == pytest.approx(-P[1] / m1, abs=1e-8)
+    assert r["f2.vx"][-1] == pytest.approx(-0.5 + P[0] / m2, abs=1e-8)
+    assert r["f1.w"][-1] == pytest.approx(-R1 * Pt / (0.5 * m1 * R1 ** 2), abs=1e-8)
+    assert r["f2.w"][-1] == pytest.approx(-R2 * Pt / (0.5 * m2 * R2 ** 2), abs=1e-8)

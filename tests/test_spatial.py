@@ -352,3 +352,33 @@ def test_msl_double_pendulum_in_its_spatial_form_equals_the_planar_adaptation():
     for q in ("revolute1.phi", "revolute2.phi"):
         assert np.abs(r1[q] - r2[q]).max() < 1e-8
     assert np.abs(r1["boxBody2.frame_b.r[2]"] - r2["boxBody2.frame_b.y"]).max() < 1e-8
+
+
+def test_oblique_frictionless_collision_of_two_spheres():
+    # sphere 1 (m 1, radius 0.1) at (-1, 0, 0) with vx = 2 hits sphere 2 (m 3, radius 0.2) at
+    # (0, 0.15, 0.1) moving with vx = -0.5: the normal impulse along the line of centers
+    # (1 + e) v_n / (1/m1 + 1/m2); no spin, momentum conserved
+    e, m1, m2 = 0.5, 1.0, 3.0
+    m = md.Model("spheres")
+    w = m.add(sp.World("world", g=0.0))
+    f1 = m.add(sp.FreeMotion("f1", r0=(-1.0, 0.0, 0.0), v0=(2.0, 0.0, 0.0)))
+    f2 = m.add(sp.FreeMotion("f2", r0=(0.0, 0.15, 0.1), v0=(-0.5, 0.0, 0.0)))
+    b1 = m.add(sp.Body("b1", m=m1, I=0.004))
+    b2 = m.add(sp.Body("b2", m=m2, I=0.048))
+    c = m.add(sp.PointPointContact("c", radius_a=0.1, radius_b=0.2, e=e))
+    m.connect(w.frame, f1.frame_a, f2.frame_a)
+    m.connect(f1.frame_b, b1.frame_a, c.frame_a)
+    m.connect(f2.frame_b, b2.frame_a, c.frame_b)
+    r = m.compile(stabilization=None).simulate(1.0, method="event")
+    d = np.array([math.sqrt(0.09 - 0.0325), 0.15, 0.1])    # centers 0.3 apart at contact
+    n = d / np.linalg.norm(d)
+    Pn = (1 + e) * 2.5 * n[0] / (1 / m1 + 1 / m2)
+    v1 = np.array([2.0, 0, 0]) - Pn * n / m1
+    v2 = np.array([-0.5, 0, 0]) + Pn * n / m2
+    assert r.events[0].t == pytest.approx((1.0 - d[0]) / 2.5, abs=1e-9)
+    for k, a in enumerate("xyz"):
+        assert r[f"f1.v{a}"][-1] == pytest.approx(v1[k], abs=1e-8)
+        assert r[f"f2.v{a}"][-1] == pytest.approx(v2[k], abs=1e-8)
+    assert max(abs(r[f"f{i}.w{a}"][-1]) for i in (1, 2) for a in "xyz") < 1e-12
+    with pytest.raises(ValueError, match=r"PointPointContact 'c'.*frictionless"):
+        sp.PointPointContact("c", mu=0.3)

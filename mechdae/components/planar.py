@@ -53,7 +53,7 @@ from . import translational as _tr_lib
 
 __all__ = ["Frame", "World", "Fixed", "FixedTranslation", "Body", "BodyShape", "Revolute",
            "Prismatic", "Free", "Spring", "Damper", "SpringDamper", "Force", "Torque",
-           "PointLineContact", "RelativeAngle", "RelativePosition", "RelativeVelocity"]
+           "PointLineContact", "PointPointContact", "RelativeAngle", "RelativePosition", "RelativeVelocity"]
 
 
 class Frame(Connector):
@@ -444,14 +444,55 @@ class PointLineContact(Component):
         nx, ny = _unit2(self, "n", n)
         ox, oy = _rotate(f.phi, (rx, ry))
         dx, dy = f.x + ox - px0, f.y + oy - py0
-        kw = {}
-        for key, arg, val in (("restitution", "e", e), ("friction", "mu", mu),
-                              ("tangential_restitution", "e_t", e_t)):
-            kw[key] = self.parameter(arg, val) if _is_number(val) and math.isfinite(val) \
-                else val
-        self.contact("contact", gap=nx * dx + ny * dy, tangent=ny * dx - nx * dy, **kw)
+        self.contact("contact", gap=nx * dx + ny * dy, tangent=ny * dx - nx * dy,
+                     **_contact_params(self, e, mu, e_t))
         self.output("gap", nx * dx + ny * dy)
         self.flow(f, None)
+
+
+def _contact_params(comp, e, mu, e_t):
+    kw = {}
+    for key, arg, val in (("restitution", "e", e), ("friction", "mu", mu),
+                          ("tangential_restitution", "e_t", e_t)):
+        kw[key] = comp.parameter(arg, val) if _is_number(val) and math.isfinite(val) else val
+    return kw
+
+
+class PointPointContact(Component):
+    """Unilateral contact ``"<path>.contact"`` between two disks: radius ``radius_a`` at
+    ``r_a`` in ``frame_a`` and ``radius_b`` at ``r_b`` in ``frame_b`` (0: points). Gap
+    ``|c_b - c_a| - radius_a - radius_b`` along the line of centers ``n``; the sliding
+    velocity is that of the material points in contact, ``t . (v_Pb - v_Pa)`` with
+    ``t = (-n_y, n_x)``; restitution ``e``, friction ``mu``, tangential restitution ``e_t``.
+    Undefined when the centers coincide."""
+
+    def __init__(self, name, r_a=(0.0, 0.0), r_b=(0.0, 0.0), radius_a=0.0, radius_b=0.0,
+                 e=0.0, mu=0.0, e_t=0.0):
+        super().__init__(name)
+        a = self.frame_a = self.connector(Frame, "frame_a")
+        b = self.frame_b = self.connector(Frame, "frame_b")
+        pts = []
+        for f, r, rad, k in ((a, r_a, radius_a, "a"), (b, r_b, radius_b, "b")):
+            ox, oy = _rotate(f.phi, _vec2(self, f"r_{k}", r))
+            rho = self.parameter(f"radius_{k}", rad) if _is_number(rad) else rad
+            pts.append((ca.vertcat(f.x + ox, f.y + oy), rho, f))
+        (ca_, ra, _), (cb, rb, _) = pts
+        d = cb - ca_
+        dist = ca.sqrt(ca.dot(d, d))
+        n = d / dist
+        t = ca.vertcat(-n[1], n[0])
+
+        def v_point(c, rho, f, sign):          # material point at c + sign rho n
+            w = der(f.phi)
+            arm = sign * rho * n
+            return der(c) + w * ca.vertcat(-arm[1], arm[0])
+        vt = ca.dot(t, v_point(cb, rb, b, -1.0) - v_point(ca_, ra, a, 1.0))
+        gap = dist - ra - rb
+        self.contact("contact", gap=gap, tangent_velocity=[vt],
+                     **_contact_params(self, e, mu, e_t))
+        self.output("gap", gap)
+        self.flow(a, None)
+        self.flow(b, None)
 
 
 # ---------------------------------------------------------------------- sensors

@@ -57,7 +57,8 @@ from .planar import _is_number, _source, _take_gravity, _unit, _vec
 __all__ = ["Frame", "World", "Fixed", "FixedTranslation", "FixedRotation", "Body",
            "BodyShape", "BodyBox", "BodyCylinder", "Revolute", "Prismatic", "Cylindrical",
            "Universal", "Spherical", "FreeMotion", "Spring", "Damper", "SpringDamper",
-           "WorldForce", "WorldTorque", "PointPlaneContact", "RelativePosition",
+           "WorldForce", "WorldTorque", "PointPlaneContact", "PointPointContact",
+           "RelativePosition",
            "RelativeVelocity", "RelativeAngularVelocity", "quaternion"]
 
 _R_NAMES = [f"R[{i + 1},{j + 1}]" for i in range(3) for j in range(3)]
@@ -581,11 +582,7 @@ class PointPlaneContact(Component):
         rho = self.parameter("radius", radius) if _is_number(radius) else radius
         c = f.r + ca.mtimes(f.R, rp)
         gap = ca.dot(ca.DM(nv), c - p0) - rho
-        kw = {}
-        for key, arg, val in (("restitution", "e", e), ("friction", "mu", mu),
-                              ("tangential_restitution", "e_t", e_t)):
-            kw[key] = self.parameter(arg, val) if _is_number(val) and math.isfinite(val) \
-                else val
+        kw = _pl._contact_params(self, e, mu, e_t)
         if _is_number(radius) and radius == 0.0:
             self.contact("contact", gap=gap, tangent=[ca.dot(ca.DM(t1), c - p0),
                                                       ca.dot(ca.DM(t2), c - p0)], **kw)
@@ -596,6 +593,34 @@ class PointPlaneContact(Component):
                                                                ca.dot(ca.DM(t2), vp)], **kw)
         self.output("gap", gap)
         self.flow(f, None)
+
+
+class PointPointContact(Component):
+    """Unilateral frictionless contact ``"<path>.contact"`` between two spheres: radius
+    ``radius_a`` at ``r_a`` in ``frame_a`` and ``radius_b`` at ``r_b`` in ``frame_b`` (0:
+    points); gap ``|c_b - c_a| - radius_a - radius_b``, restitution ``e``. Friction between
+    two bodies in space needs a tangent basis that turns with the line of centers, which no
+    one smooth choice gives everywhere: ``mu`` other than 0 is refused (use
+    :class:`PointPlaneContact` for a body on a surface)."""
+
+    def __init__(self, name, r_a=(0.0, 0.0, 0.0), r_b=(0.0, 0.0, 0.0), radius_a=0.0,
+                 radius_b=0.0, e=0.0, mu=0.0):
+        super().__init__(name)
+        if not (_is_number(mu) and mu == 0.0):
+            raise ValueError(f"PointPointContact '{name}': mu={mu!r}; friction between two "
+                             "spheres in space is not supported (frictionless only: mu=0)")
+        a = self.frame_a = self.connector(Frame, "frame_a")
+        b = self.frame_b = self.connector(Frame, "frame_b")
+        cs = []
+        for f, r, rad, k in ((a, r_a, radius_a, "a"), (b, r_b, radius_b, "b")):
+            cs.append(f.r + ca.mtimes(f.R, ca.vertcat(*_vec3(self, f"r_{k}", r))))
+            cs.append(self.parameter(f"radius_{k}", rad) if _is_number(rad) else rad)
+        d = cs[2] - cs[0]
+        gap = ca.sqrt(ca.dot(d, d)) - cs[1] - cs[3]
+        self.contact("contact", gap=gap, **_pl._contact_params(self, e, 0.0, 0.0))
+        self.output("gap", gap)
+        self.flow(a, None)
+        self.flow(b, None)
 
 
 # ---------------------------------------------------------------------- sensors
