@@ -55,7 +55,9 @@ class Result:
     energy, kinetic, potential : array (N,) or None
         ``T + V`` where the model defines energies.
     stats : dict
-        Solver statistics, ``wall_time``, ``n_rhs``, ``rank_drops``, ``method``.
+        Solver statistics, ``wall_time``, ``n_rhs``, ``rank_drops``, ``method``;
+        ``rank_drop_constraints``: the dependent constraints by name (see
+        :attr:`redundant_constraints`).
     events : list of Event
     init_report : dict
         What consistent initialization changed: name -> (given, used).
@@ -161,6 +163,15 @@ class Result:
                            f"method '{self.stats.get('method', '?')}' does not record; simulate "
                            "with a smooth method (method='cvodes') to read it")
         return Y[idx]
+
+    @property
+    def redundant_constraints(self):
+        """Where the constraint rank dropped, by name: a list of
+        :class:`~mechdae.simulate.redundancy.RankDrop` (``t_start``, ``t_end``, ``rank``,
+        ``rows``, ``dependent`` names, ``relations`` ``{name: a_i}`` with ``sum a_i C_i = 0``),
+        one per interval of output times with the same dependent set (first 100)."""
+        from .redundancy import records
+        return records(self.stats)
 
     def __contains__(self, name):
         return name in self.keys()

@@ -20,6 +20,7 @@ from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant
 from .init import initial_state, project_state
 from .partial import attach, finite_prefix
 from .result import Result
+from . import redundancy as _redundancy
 
 __all__ = ["simulate_smooth", "integrator_dae", "ode_function", "stabilization_matrices"]
 
@@ -360,7 +361,7 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
         raise ValueError(f"chunk must be >= 1 output point, got {chunk}")
     w = Writer(out)
     agg = {}
-    rank_min, drops, drop_times = None, 0, []
+    rank_min, drops, drop_times, named = None, 0, [], []
     first = True
 
     def put(ts_c, X_c, st):
@@ -373,11 +374,12 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
             rank_min = rk if rank_min is None else min(rank_min, rk)
         drops += r.stats.get("rank_drops", 0)
         drop_times.extend(r.stats.get("rank_drop_times", [])[:100 - len(drop_times)])
+        named[:] = _redundancy.merge(named, r.stats.get("rank_drop_constraints", []))[:100]
 
     def stats_now():
         st = finish_stats(dict(agg))
-        st.update(rank_drops=drops, rank_drop_times=drop_times, chunk=chunk,
-                  n_chunks=n_chunks, wall_time=_time.perf_counter() - wall0)
+        st.update(rank_drops=drops, rank_drop_times=drop_times, rank_drop_constraints=named,
+                  chunk=chunk, n_chunks=n_chunks, wall_time=_time.perf_counter() - wall0)
         if rank_min is not None:
             st["min_constraint_rank"] = rank_min
         return st
@@ -450,10 +452,11 @@ def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None,
             S = C @ MiCt
             rhs = s - c - np.einsum("nij,nj->ni", C, Mih)
             lam = np.einsum("nij,nj->ni", np.linalg.pinv(S, rcond=1e-10, hermitian=True), rhs)
-        sv = np.linalg.svd(C, compute_uv=False)
-        rank = np.sum(sv > 1e-9 * np.maximum(sv[:, :1], 1e-300), axis=1)
+        rank = _redundancy.constraint_ranks(C)
         rank_drop_times = [float(t) for t, rk in zip(ts, rank) if rk < r]
         stats["min_constraint_rank"] = int(rank.min())
+        stats["rank_drop_constraints"] = [d.as_dict() for d in _redundancy.rank_drop_records(
+            C, ts, _redundancy.row_labels(system), rank)]
         res_all = np.concatenate([y, zc[:, system.m:]], axis=1)
         o = 0
         for name, rows in system.holonomic + system.nonholonomic:
