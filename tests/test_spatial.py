@@ -146,17 +146,17 @@ def test_world_torque_changes_the_angular_momentum_at_its_rate():
     assert np.abs(L - (L[0] + np.outer(t, [0.0, 0.5, 1.0]))).max() < 1e-8
 
 
-def _slider_crank(r=1.0, l=2.0, J1=0.5, m2=1.0, m3=1.0):
+def _slider_crank(r=1.0, l=2.0, J1=0.5, m2=1.0, m3=1.0, cut=None, I3=0.0):
     m = md.Model("spatial_slider_crank")
     world = m.add(sp.World("world", n=(0, -1, 0)))
-    j1 = m.add(sp.Revolute("j1"))
+    j1 = m.add(sp.Revolute("j1", cut=cut == "j1"))
     crank = m.add(sp.BodyShape("crank", r=(r, 0, 0), r_cm=(0, 0, 0), m=0.0, I=J1))
-    j2 = m.add(sp.Revolute("j2"))
+    j2 = m.add(sp.Revolute("j2", cut=cut == "j2"))
     rod = m.add(sp.BodyShape("rod", r=(l, 0, 0), r_cm=(l / 2, 0, 0), m=m2,
                              I=(0.0, m2 * l ** 2 / 12, m2 * l ** 2 / 12)))
     j3 = m.add(sp.Revolute("j3"))
-    slide = m.add(sp.Prismatic("slide", n=(1, 0, 0), s0=r + l))
-    piston = m.add(sp.Body("piston", m=m3, I=0.0))
+    slide = m.add(sp.Prismatic("slide", n=(1, 0, 0), s0=r + l, cut=cut == "slide"))
+    piston = m.add(sp.Body("piston", m=m3, I=I3))
     m.connect(world.frame, j1.frame_a, slide.frame_a)
     m.connect(j1.frame_b, crank.frame_a); m.connect(crank.frame_b, j2.frame_a)
     m.connect(j2.frame_b, rod.frame_a); m.connect(rod.frame_b, j3.frame_a)
@@ -186,6 +186,31 @@ def test_slider_crank_loop_equals_the_hand_written_model_and_its_multiplier():
     # the guide takes no force along its axis
     assert np.abs(r1["slide.frame_b.f[1]"]).max() < 1e-6 * scale
     assert r1.max_drift() < 1e-6
+
+
+@pytest.mark.parametrize("cut", ["j2", "slide"])
+def test_the_user_chooses_where_the_loop_is_cut(cut):
+    stab = md.Baumgarte(alpha=20.0, beta=20.0)
+    # cut at the slide, j3's angle stays a coordinate: it moves the piston, which then needs
+    # a moment of inertia (it does not rotate, so the motion is the same)
+    s = _slider_crank(cut=cut, I3=0.1).compile(stabilization=stab)
+    ref = _slider_crank().compile(stabilization=stab)
+    t = np.linspace(0.0, 2.0, 21)
+    kw = dict(output_times=t, rtol=1e-11, atol=1e-11)
+    q0, v0 = {"j1.phi": 0.0}, {"j1.w": 6.0, "j2.w": -9.0}
+    r1 = s.simulate(2.0, q0=q0, v0=v0, **kw)
+    r2 = ref.simulate(2.0, q0=q0, v0=v0, **kw)
+    # the constraint that stays is a row of the chosen joint; the motion is the same
+    assert s.constraint_names and all(n.startswith(f"{cut}.") for n in s.constraint_names)
+    assert np.abs(r1["j1.phi"] - r2["j1.phi"]).max() < 1e-6
+    assert np.abs(r1["slide.s"] - r2["slide.s"]).max() < 1e-6
+    assert np.abs(r1["j3.frame_b.f[2]"] - r2["j3.frame_b.f[2]"]).max() < 1e-5
+
+
+def test_a_coordinate_without_inertia_is_named_before_the_run():
+    s = _slider_crank(cut="slide").compile(stabilization=md.Baumgarte(alpha=20.0, beta=20.0))
+    with pytest.raises(ValueError, match=r"mass matrix is singular.*no inertia along 'j3.w'"):
+        s.simulate(0.1, v0={"j1.w": 6.0, "j2.w": -9.0})
 
 
 def test_prismatic_spring_oscillator_period_and_static_deflection():

@@ -318,9 +318,9 @@ class Component:
         potentials is used, the other dropped. ``closure``: the same relation as independent
         rows (the 3 of a rotation instead of its 9 entries), used instead of ``phi`` where
         the relation closes a kinematic loop (every potential already known).
-        ``loop_cut=True``: where a loop closes, prefer this relation as the cut (its rows
-        define potentials only where no other relation can; a revolute joint, whose
-        closure eliminates its own angle).
+        ``loop_cut=1`` (or True): where a loop closes, prefer this relation as the cut (its
+        rows define potentials only where no other relation can; a revolute joint, whose
+        closure eliminates its own angle); ``loop_cut=2``: the user's cut, taken last of all.
         """
         what = f"{self.path}: relation '{name}'"
         self._relations.append(dict(

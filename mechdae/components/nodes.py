@@ -118,7 +118,7 @@ def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
     for c in comps:
         for rel in c._relations:
             gid = len(groups)
-            late = rel.get("loop_cut", False)
+            late = int(rel.get("loop_cut", 0))      # 0, 1 (prefer), 2 (the user's cut)
             fwd = rows_of(c, rel["name"], rel["phi"], gid, 0, late)
             inv = rows_of(c, rel["name"], rel["inverse"], gid, 1, late) \
                 if rel["inverse"] is not None else []
@@ -162,9 +162,9 @@ def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
         for r in unit:
             for root in r["roots"]:
                 users[root].add(k)
-    queues = ([], [])                    # heaps of unit indices: ordinary, loop-cut
+    queues = ([], [], [])                # heaps of unit indices: ordinary, loop-cut
     for k, unit in enumerate(units):
-        heapq.heappush(queues[bool(unit[0]["late"])], k)
+        heapq.heappush(queues[unit[0]["late"]], k)
     queued = set(range(len(units)))
 
     def act(k):
@@ -196,7 +196,7 @@ def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
         return new
 
     while queues[0] or queues[1]:
-        late = not queues[0]
+        late = next(level for level, q in enumerate(queues) if q)
         k = heapq.heappop(queues[late])
         queued.discard(k)
         new = act(k)
@@ -204,7 +204,7 @@ def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
             for u in users[root]:
                 if u not in queued and all(r["role"] is None for r in units[u]):
                     queued.add(u)
-                    heapq.heappush(queues[bool(units[u][0]["late"])], u)
+                    heapq.heappush(queues[units[u][0]["late"]], u)
     for g in groups:
         fwd, inv = g["forms"]
         if not inv and g["rel"]["closure"] is None:

@@ -53,7 +53,8 @@ from . import translational as _tr_lib
 
 __all__ = ["Frame", "World", "Fixed", "FixedTranslation", "Body", "BodyShape", "Revolute",
            "Prismatic", "Free", "Spring", "Damper", "SpringDamper", "Force", "Torque",
-           "PointLineContact", "PointPointContact", "RelativeAngle", "RelativePosition", "RelativeVelocity"]
+           "PointLineContact", "PointPointContact", "RelativeAngle", "RelativePosition",
+           "RelativeVelocity"]
 
 
 class Frame(Connector):
@@ -258,10 +259,18 @@ class BodyShape(_Inertial):
 
 # ---------------------------------------------------------------------- joints
 class _Joint(Component):
-    def __init__(self, name):
+    def __init__(self, name, cut=False):
         super().__init__(name)
+        self.cut = bool(cut)
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
+
+    def relation(self, phi, name="relation", **kw):
+        """As :meth:`Component.relation`; a joint made with ``cut=True`` is where the loop it
+        belongs to is cut (its rows become the loop's constraints)."""
+        if self.cut:
+            kw["loop_cut"] = 2
+        super().relation(phi, name, **kw)
 
     _joint = True                        # connecting its two frames locks it
 
@@ -280,8 +289,8 @@ class Revolute(_Joint):
     ``axis`` (angle ``phi``) and ``support`` (fixed): a ``rotational.Torque`` on ``axis``
     drives the joint, a spring or damper between ``axis`` and ``support`` acts on ``phi``."""
 
-    def __init__(self, name, phi0=0.0, w0=0.0, useAxisFlange=False):
-        super().__init__(name)
+    def __init__(self, name, phi0=0.0, w0=0.0, useAxisFlange=False, cut=False):
+        super().__init__(name, cut)
         a, b = self.frame_a, self.frame_b
         self.phi = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
         self.relation(b.phi - a.phi - self.phi, name="cut_phi")
@@ -297,8 +306,8 @@ class Prismatic(_Joint):
     same angle. ``useAxisFlange=True`` adds translational flanges ``axis`` (at ``s``) and
     ``support`` (fixed)."""
 
-    def __init__(self, name, r=(1.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False):
-        super().__init__(name)
+    def __init__(self, name, r=(1.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False, cut=False):
+        super().__init__(name, cut)
         a, b = self.frame_a, self.frame_b
         rx, ry = _vec2(self, "r", r)
         nrm = ca.sqrt(rx ** 2 + ry ** 2)
@@ -316,8 +325,8 @@ class Free(_Joint):
     ``"<path>.x"``, ``"<path>.y"`` (world-resolved displacement, speeds ``vx``, ``vy``) and
     ``"<path>.phi"`` (speed ``w``). A free body is ``World -> Free -> Body``."""
 
-    def __init__(self, name, x0=0.0, y0=0.0, phi0=0.0, vx0=0.0, vy0=0.0, w0=0.0):
-        super().__init__(name)
+    def __init__(self, name, x0=0.0, y0=0.0, phi0=0.0, vx0=0.0, vy0=0.0, w0=0.0, cut=False):
+        super().__init__(name, cut)
         a, b = self.frame_a, self.frame_b
         x = self.coordinate("x", default=x0, speed="vx", speed_default=vx0)
         y = self.coordinate("y", default=y0, speed="vy", speed_default=vy0)

@@ -295,7 +295,8 @@ class Body(_Inertial):
     """Rigid body: mass ``m``, inertia ``I`` (about the center of mass, frame_a axes: a
     scalar, 3 principal moments or a 3x3 matrix; parameters ``I_11 ... I_32``), center of
     mass at ``r_cm`` from ``frame_a`` (default: frame_a at the center of mass). Outputs
-    ``r_cm_0[i]``, ``v_cm_0[i]`` (center of mass, world) and ``w_a[i]`` (angular velocity in frame_a)."""
+    ``r_cm_0[i]``, ``v_cm_0[i]`` (center of mass, world) and ``w_a[i]`` (angular velocity
+    in frame_a)."""
 
     def __init__(self, name, m=1.0, I=0.1, r_cm=(0.0, 0.0, 0.0)):
         super().__init__(name)
@@ -375,10 +376,18 @@ class BodyCylinder(BodyShape):
 class _Joint(Component):
     _joint = True
 
-    def __init__(self, name):
+    def __init__(self, name, cut=False):
         super().__init__(name)
+        self.cut = bool(cut)
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
+
+    def relation(self, phi, name="relation", **kw):
+        """As :meth:`Component.relation`; a joint made with ``cut=True`` is where the loop it
+        belongs to is cut (its rows become the loop's constraints)."""
+        if self.cut:
+            kw["loop_cut"] = 2
+        super().relation(phi, name, **kw)
 
     def _axis(self, flange_cls, q):
         self.axis = self.connector(flange_cls, "axis")
@@ -409,8 +418,8 @@ class Revolute(_Joint):
     ``"<path>.phi"`` (speed ``"<path>.w"``). ``useAxisFlange=True`` adds rotational flanges
     ``axis`` and ``support`` for drives, springs and dampers on ``phi``."""
 
-    def __init__(self, name, n=(0.0, 0.0, 1.0), phi0=0.0, w0=0.0, useAxisFlange=False):
-        super().__init__(name)
+    def __init__(self, name, n=(0.0, 0.0, 1.0), phi0=0.0, w0=0.0, useAxisFlange=False, cut=False):
+        super().__init__(name, cut)
         self.n = _unit(self, "n", n, 3)
         self.phi = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
         _moving(self, self.frame_a, self.frame_b, [0.0] * 3, axis_rotation(self.n, self.phi),
@@ -424,8 +433,8 @@ class Prismatic(_Joint):
     """Prismatic joint along ``n`` (in frame_a): coordinate ``"<path>.s"`` (speed
     ``"<path>.v"``); ``useAxisFlange=True`` adds translational flanges."""
 
-    def __init__(self, name, n=(1.0, 0.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False):
-        super().__init__(name)
+    def __init__(self, name, n=(1.0, 0.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False, cut=False):
+        super().__init__(name, cut)
         self.n = _unit(self, "n", n, 3)
         self.s = self.coordinate("s", default=s0, speed="v", speed_default=v0)
         _moving(self, self.frame_a, self.frame_b, [float(x) * self.s for x in self.n],
@@ -437,8 +446,8 @@ class Prismatic(_Joint):
 class Cylindrical(_Joint):
     """Translation ``"<path>.s"`` along and rotation ``"<path>.phi"`` about ``n``."""
 
-    def __init__(self, name, n=(1.0, 0.0, 0.0), s0=0.0, v0=0.0, phi0=0.0, w0=0.0):
-        super().__init__(name)
+    def __init__(self, name, n=(1.0, 0.0, 0.0), s0=0.0, v0=0.0, phi0=0.0, w0=0.0, cut=False):
+        super().__init__(name, cut)
         self.n = _unit(self, "n", n, 3)
         s = self.coordinate("s", default=s0, speed="v", speed_default=v0)
         phi = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
@@ -452,8 +461,8 @@ class Universal(_Joint):
     ``"<path>.phi_b"`` about ``n_b`` (the rotated frame); ``n_a`` and ``n_b`` orthogonal."""
 
     def __init__(self, name, n_a=(1.0, 0.0, 0.0), n_b=(0.0, 1.0, 0.0), phi_a0=0.0, phi_b0=0.0,
-                 w_a0=0.0, w_b0=0.0):
-        super().__init__(name)
+                 w_a0=0.0, w_b0=0.0, cut=False):
+        super().__init__(name, cut)
         na, nb = _unit(self, "n_a", n_a, 3), _unit(self, "n_b", n_b, 3)
         if abs(float(na @ nb)) > 1e-9:
             raise ValueError(f"Universal '{name}': n_a={tuple(n_a)} and n_b={tuple(n_b)} must "
@@ -470,8 +479,8 @@ class Spherical(_Joint):
     :func:`quaternion`), relative angular velocity ``"<path>.wx", ".wy", ".wz"`` in frame_b
     (start ``w0``)."""
 
-    def __init__(self, name, n=(0.0, 0.0, 1.0), angle0=0.0, w0=(0.0, 0.0, 0.0)):
-        super().__init__(name)
+    def __init__(self, name, n=(0.0, 0.0, 1.0), angle0=0.0, w0=(0.0, 0.0, 0.0), cut=False):
+        super().__init__(name, cut)
         R = self._quaternion(n, angle0, w0)
         _moving(self, self.frame_a, self.frame_b, [0.0] * 3, R)
 
@@ -483,8 +492,8 @@ class FreeMotion(_Joint):
     ``World -> FreeMotion -> Body``."""
 
     def __init__(self, name, r0=(0.0, 0.0, 0.0), v0=(0.0, 0.0, 0.0), n=(0.0, 0.0, 1.0),
-                 angle0=0.0, w0=(0.0, 0.0, 0.0)):
-        super().__init__(name)
+                 angle0=0.0, w0=(0.0, 0.0, 0.0), cut=False):
+        super().__init__(name, cut)
         r0, v0 = _three(self, "r0", r0), _three(self, "v0", v0)
         x = [self.coordinate(a, default=float(r0[k]), speed=f"v{a}",
                              speed_default=float(v0[k])) for k, a in enumerate("xyz")]

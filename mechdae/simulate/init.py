@@ -133,7 +133,34 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
         v1 = project_general(system, qa, ua, va, t0, pv, np.where(gv, 1e8, 1.0))
         _record_changes(system, system.v_names, va, v1, gv, init_report)
         va = v1
+    check_mass_matrix(system, qa, pv)
     return qa, ua, va, init_report
+
+
+def check_mass_matrix(system, q, pv):
+    """Every method solves with the mass matrix: a singular one at the start is a model
+    without inertia in some direction (a joint angle between massless parts); name the
+    speeds of that direction instead of failing with NaN inside the solver."""
+    if not system.nu:
+        return
+    M = np.array(system.functions["M"](q, pv), dtype=float)
+    if not np.all(np.isfinite(M)):
+        bad = [n for n, row in zip(system.u_names, M) if not np.all(np.isfinite(row))]
+        raise ValueError(f"{system.name}: the mass matrix is not finite at the initial state "
+                         f"(rows of {', '.join(repr(b) for b in bad[:6])}); check q0 and the "
+                         "parameters")
+    w, V = np.linalg.eigh(0.5 * (M + M.T))
+    scale = max(abs(w[-1]), np.finfo(float).tiny)
+    if w[0] > 1e-12 * scale:
+        return
+    v = V[:, 0]
+    names = [system.u_names[i] for i in np.argsort(-np.abs(v)) if abs(v[i]) > 0.1][:6]
+    raise ValueError(f"{system.name}: the mass matrix is singular at the initial state "
+                     f"(smallest eigenvalue {w[0]:.3g} of {scale:.3g}): no inertia along "
+                     f"{', '.join(repr(n) for n in names)}. A coordinate moves no mass here "
+                     "(e.g. a joint between massless parts, or a loop cut that leaves a "
+                     "joint angle without inertia): give those parts mass or inertia, or cut "
+                     "the loop at another joint")
 
 
 def _record_changes(system, names, old, new, given, init_report):
