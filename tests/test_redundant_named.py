@@ -3,11 +3,14 @@
 The reference for "dependent" is the definition, computed here with numpy: constraint i
 takes part in a dependency iff removing its row of C = [G; A] leaves the rank unchanged.
 """
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import mechdae as md
-from conftest import model_module
+from conftest import REPO, model_module
 
 darboux = model_module("darboux")
 pendulum = model_module("pendulum")
@@ -95,3 +98,12 @@ def test_darboux_branch_point_names_the_dependent_constraints_at_its_instant():
     np.testing.assert_allclose(a @ G, 0.0, atol=1e-9)
     assert np.allclose([a[2], a[6]], 0.0)
     assert res.stats["rank_drop_times"] == [0.0]
+
+
+def test_mechdae_run_summary_names_the_dependent_constraints(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "mechdae.cli", "run",
+                           str(REPO / "models" / "darboux.py"), "--t-final", "0.2",
+                           "--plot", str(tmp_path / "d.png")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "RankDrop(t=0, rank 8 of 9, dependent: f1, f2, f4, f5, f6, f8, f9)" in proc.stdout

@@ -156,6 +156,7 @@ def summary_lines(model_path, system, res, method, t_times):
         lines.append(f"energy error {res.energy_error():.3e} (relative; "
                      f"{b['integration']:+.3e} J integration error)")
     lines.append(f"rank drops   {res.stats.get('rank_drops', 0)}")
+    lines.extend(f"             {d!r}" for d in res.redundant_constraints[:3])
     changed = {k: (a, c) for k, (a, c) in res.init_report.items() if _changed(a, c)}
     if changed:
         lines.append("initialized  " + ", ".join(f"{k}: {a:.6g} -> {c:.6g}"
