@@ -95,20 +95,25 @@ def rank_drop_records(C, ts, labels, rank=None, tol=TOL, limit=100):
     if rank is None:
         rank = constraint_ranks(C, tol)
     r = C.shape[1]
-    out, last_n = [], -2
-    for n in np.flatnonzero(rank < r):
-        U = np.linalg.svd(C[n], full_matrices=True)[0]
-        Nn = U[:, int(rank[n]):]
-        dep = tuple(lab for lab, w in zip(labels, np.linalg.norm(Nn, axis=1)) if w > SUPPORT)
-        prev = out[-1] if out else None
-        if prev is not None and last_n == n - 1 and prev.rank == rank[n] \
-                and prev.dependent == dep:
-            prev.t_end, prev.samples, last_n = float(ts[n]), prev.samples + 1, n
-            continue
-        if len(out) == limit:
-            break
-        out.append(RankDrop(ts[n], ts[n], 1, rank[n], r, dep, _relations(Nn, labels)))
-        last_n = n
+    idx = np.flatnonzero(rank < r)
+    if not idx.size:
+        return []
+    U = np.linalg.svd(C[idx], full_matrices=True)[0]              # batched, (n, r, r)
+    null_cols = np.arange(r)[None, :] >= rank[idx][:, None]       # left null space columns
+    weight = np.sqrt(np.einsum("nij,nj->ni", U ** 2, null_cols.astype(float)))
+    dep = weight > SUPPORT                                        # (n, r) dependent rows
+    # a new interval where the sample is not the next one, or the rank or the set changes
+    new = np.ones(idx.size, bool)
+    new[1:] = ((np.diff(idx) != 1) | (np.diff(rank[idx]) != 0)
+               | np.any(dep[1:] != dep[:-1], axis=1))
+    starts = np.flatnonzero(new)[:limit]
+    ends = np.append(np.flatnonzero(new)[1:], idx.size)[:starts.size] - 1
+    out = []
+    for a, b in zip(starts, ends):
+        n = idx[a]
+        out.append(RankDrop(ts[n], ts[idx[b]], b - a + 1, rank[n], r,
+                            [lab for lab, d in zip(labels, dep[a]) if d],
+                            _relations(U[a][:, int(rank[n]):], labels)))
     return out
 
 
