@@ -8,8 +8,12 @@ LCP with the positive definite Delassus matrix ``D = tridiag(-1, 2, -1)/m``, so 
 solution is unique: for ``e = 1`` and three balls it gives ``(-1/3, 2/3, 2/3) v0`` (energy
 and momentum conserved, since ``dT = P^T (v+ + v-)/2 = P^T w/2 = 0`` by complementarity),
 not the observed ``(0, 0, v0)``. The observed outcome is the sequence of binary impacts,
-obtained by resolving one contact at a time (``active=["c12"]``, then ``["c23"]``, ...).
-Both outcomes are consistent with the impact laws; the simultaneous law picks the first.
+obtained by resolving one contact at a time (``active=["c12"]``, then ``["c23"]``, ...),
+or in a simulation by the sequential multiple-impact law,
+``simulate(..., method="event", impact_law="sequential")``
+(:mod:`mechdae.simulate.event.laws`; with ``e < 1`` the binary impacts 1-2, 2-3, 1-2).
+Both outcomes are consistent with the impact laws; the simultaneous law (the default)
+picks the first.
 """
 import mechdae as md
 

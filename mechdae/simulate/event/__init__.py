@@ -73,7 +73,7 @@ DEFAULTS = dict(contact_stabilization=(20.0, 100.0, 20.0), samples_per_window=32
                 event_tol=1e-10, gap_tol=1e-8, vel_tol=1e-8, painleve="raise", zeno=True,
                 max_events=20000, max_step=None, integrator_options=None, n_out=501,
                 zeno_action="extrapolate", rest_velocity=None, rest_impacts=2,
-                energy_gain="fallback")
+                energy_gain="fallback", impact_law="simultaneous")
 
 
 def event_options(options, method="event", extra=()):
@@ -168,6 +168,15 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
         ``"energy_fallback"`` event (``extra``: ``scale``, ``dT_newton``, ``dT``,
         ``energy_newton``, ``contacts``), default; or raise
         :class:`mechdae.EnergyGainError`. See :mod:`mechdae.contact.energetic`.
+    impact_law : {"simultaneous", "sequential"} or dict
+        How an impact involving several contacts is resolved (:mod:`.laws`):
+        ``"simultaneous"`` (default) one Newton impact problem on every touching contact
+        (three-ball cradle, ``e = 1``: ``(-1/3, 2/3, 2/3) v0``); ``"sequential"`` single
+        impacts one after the other, the most approaching first (cradle: ``(0, 0, v0)``),
+        one ``"impact"`` record per single impact (``extra["law"] = "sequential"``,
+        ``extra["step"]``); a dict ``{contact: law}`` sets it per contact (left out:
+        simultaneous; the simultaneous contacts of an impact act as one unit of the
+        sequence).
     max_step : float, optional
         Largest window of one integrator call (s; default ``MAX_WINDOW`` = 0.2 s, a fixed
         value independent of ``t_final``); events are looked for at

@@ -17,6 +17,7 @@ from .._laws import contact_laws
 from ..inputs import inputs_key, constant_vector
 from .accumulation import AccumulationLogic, zeno_options
 from .impacts import ImpactLogic
+from .laws import contact_laws_option
 from .location import first_crossing, locate
 from .modes import ModeLogic
 from .phase import OPEN, SLIDE_2D, ModeSet, Buffered, offsets, terms_function
@@ -69,6 +70,7 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
         self.nt = [c["n_tangent"] for c in system.contacts]
         self.dim = max([2] + [1 + n for n in self.nt])
         self.e_n, self.e_t, self.mu = contact_laws(system, pv)
+        self.impact_laws = contact_laws_option(o.get("impact_law", "simultaneous"), self.names)
         self.skey = inputs_key(specs)
         tkey = ("event-terms", self.skey)
         tf = system._integrators.get(tkey)

@@ -9,8 +9,11 @@ paradox) the energy-limited law is used (:mod:`mechdae.contact.energetic`). The 
 left with ``v_n^+ <= vel_tol`` go to the contact-force problem (:meth:`ModeLogic.decide`);
 accumulations of impacts are decided in :mod:`.accumulation`.
 """
+import numpy as np
+
 from ...errors import SolverError
 from ..result import Event
+from .laws import sequential_impact, units
 from .phase import OPEN
 
 __all__ = ["ImpactLogic"]
@@ -40,35 +43,40 @@ class ImpactLogic:
         e_n = self.e_n[idx].copy()
         # an accumulation resolved out: plastic at the contacts it closes (see accumulation)
         closing, snap = self.accumulations(t, idx, approaching, vm, b, e_n)
-        imp = impact(D, vm, e_n=e_n, e_t=self.e_t[idx], mu=self.mu[idx], dim=d,
-                     all_solutions=True, energy="report")
-        if imp.status == "inconsistent":
-            raise SolverError(f"t = {t:.12g}: the impact problem at contacts "
-                              f"{[self.names[i] for i in idx]} has no consistent solution")
-        fallback = None
-        if imp.status == "energy_gain":          # Kane's paradox: see contact/energetic.py
-            fallback = self._energy_fallback(t, idx, D, vm, e_n, imp)
-            imp = fallback.pop("solution")
-        x = x.copy()
-        x[nq:nq + nu] = u + MW @ imp.P
-        E1 = self.energy(x, t)
-        vp = imp.v_plus
-        extra = dict(status=imp.status, modes=dict(zip([self.names[i] for i in idx], imp.modes)))
-        if fallback is not None:
-            extra["law"] = "energy-limited"
-            extra["restitution_scale"] = fallback["scale"]
-            self.events.append(Event(t, self.names[idx[approaching[0]]], "energy_fallback",
-                                     None, E0, E1, energy_newton=E0 + fallback["dT_newton"],
-                                     **fallback))
-        if imp.status == "ambiguous" and imp.solutions:
-            extra["solutions"] = [dict(P=s.P.tolist(), modes=s.modes) for s in imp.solutions]
-        for a, i in enumerate(idx):
-            Pa = imp.P[a * d:a * d + 1 + self.nt[i]]
-            if Pa[0] > 0 or a in approaching:
-                self.events.append(Event(t, self.names[i], "impact", Pa.copy(), E0, E1,
-                                         v_minus=vm[a * d:a * d + 1 + self.nt[i]].copy(),
-                                         v_plus=vp[a * d:a * d + 1 + self.nt[i]].copy(),
-                                         **extra))
+        ulist = units(idx, self.impact_laws)
+        if len(ulist) > 1:
+            imp, x, E1, vp = self._sequential(x, t, idx, D, MW, vm, e_n, ulist, E0)
+        else:
+            imp = impact(D, vm, e_n=e_n, e_t=self.e_t[idx], mu=self.mu[idx], dim=d,
+                         all_solutions=True, energy="report")
+            if imp.status == "inconsistent":
+                raise SolverError(f"t = {t:.12g}: the impact problem at contacts "
+                                  f"{[self.names[i] for i in idx]} has no consistent solution")
+            fallback = None
+            if imp.status == "energy_gain":          # Kane's paradox: see contact/energetic.py
+                fallback = self._energy_fallback(t, idx, D, vm, e_n, imp)
+                imp = fallback.pop("solution")
+            x = x.copy()
+            x[nq:nq + nu] = u + MW @ imp.P
+            E1 = self.energy(x, t)
+            vp = imp.v_plus
+            extra = dict(status=imp.status,
+                         modes=dict(zip([self.names[i] for i in idx], imp.modes)))
+            if fallback is not None:
+                extra["law"] = "energy-limited"
+                extra["restitution_scale"] = fallback["scale"]
+                self.events.append(Event(t, self.names[idx[approaching[0]]], "energy_fallback",
+                                         None, E0, E1, energy_newton=E0 + fallback["dT_newton"],
+                                         **fallback))
+            if imp.status == "ambiguous" and imp.solutions:
+                extra["solutions"] = [dict(P=s.P.tolist(), modes=s.modes) for s in imp.solutions]
+            for a, i in enumerate(idx):
+                Pa = imp.P[a * d:a * d + 1 + self.nt[i]]
+                if Pa[0] > 0 or a in approaching:
+                    self.events.append(Event(t, self.names[i], "impact", Pa.copy(), E0, E1,
+                                             v_minus=vm[a * d:a * d + 1 + self.nt[i]].copy(),
+                                             v_plus=vp[a * d:a * d + 1 + self.nt[i]].copy(),
+                                             **extra))
         for a, i in enumerate(idx):
             if vp[a * d] <= self.vel_tol and a not in closing:
                 self.impact_log[i].clear()
@@ -86,6 +94,60 @@ class ImpactLogic:
                     ratio=r, t_detect=t, reason=reason, tail_height=tail, mode=new[i],
                     impulse_close=imp.P[a * d:a * d + 1 + self.nt[i]].copy()))
         return new, x
+
+    def _sequential(self, x, t, idx, D, MW, vm, e_n, ulist, E0):
+        """The impact as a sequence of single impacts of units (:mod:`.laws`): one
+        ``"impact"`` record per contact and single impact, with the energies before and
+        after that single impact; returns ``(solution, x, E1, v_plus)``."""
+        from ...contact.kernels import ImpactSolution, impact
+        nq, nu = self.nq_nu()
+        d = self.dim
+        u0 = x[nq:nq + nu]
+
+        def solve_unit(Du, vu, en, et, mu, unit):
+            sub = [idx[a] for a in unit]
+            sol = impact(Du, vu, e_n=en, e_t=et, mu=mu, dim=d, all_solutions=True,
+                         energy="report")
+            if sol.status == "inconsistent":
+                raise SolverError(f"t = {t:.12g}: the impact problem at contacts "
+                                  f"{[self.names[i] for i in sub]} has no consistent solution")
+            if sol.status == "energy_gain":
+                fb = self._energy_fallback(t, sub, Du, vu, en, sol)
+                return fb.pop("solution"), fb
+            return sol, None
+
+        P, vp, steps = sequential_impact(D, vm, e_n, self.e_t[idx], self.mu[idx], d, ulist,
+                                         self.vel_tol, solve_unit)
+        Pc = np.zeros_like(P)
+        Eb = E0
+        for k, st in enumerate(steps):
+            Pc[st["rows"]] += st["P"]
+            y = x.copy()
+            y[nq:nq + nu] = u0 + MW @ Pc
+            Ea = self.energy(y, t)
+            sol, note = st["solution"], st["note"]
+            extra = dict(law="sequential", step=k, status=sol.status,
+                         modes=dict(zip([self.names[idx[a]] for a in st["unit"]], sol.modes)))
+            if note is not None:
+                extra["restitution_scale"] = note["scale"]
+                self.events.append(Event(t, self.names[idx[st["unit"][0]]], "energy_fallback",
+                                         None, Eb, Ea, energy_newton=Eb + note["dT_newton"],
+                                         **note))
+            for b, a in enumerate(st["unit"]):
+                i = idx[a]
+                r = slice(a * d, a * d + 1 + self.nt[i])
+                Pa = st["P"][b * d:b * d + 1 + self.nt[i]]
+                if Pa[0] > 0 or st["v_minus"][a * d] < -self.vel_tol:
+                    self.events.append(Event(t, self.names[i], "impact", Pa.copy(), Eb, Ea,
+                                             v_minus=st["v_minus"][r].copy(),
+                                             v_plus=st["v_plus"][r].copy(), **extra))
+            Eb = Ea
+        modes = tuple("separate" if vp[a * d] > self.vel_tol else "stick"
+                      for a in range(len(idx)))
+        x = x.copy()
+        x[nq:nq + nu] = u0 + MW @ P
+        imp = ImpactSolution(P, vp, modes, float(Eb - E0), "sequential")
+        return imp, x, Eb, vp
 
     def _energy_fallback(self, t, idx, D, vm, e_n, imp):
         """Newton's law would gain energy: raise (``energy_gain="raise"``) or solve with the

@@ -24,8 +24,9 @@ def first_crossing(ev0, E, tol):
 
     A function that starts non-positive (a contact just closed or opened at a tangency, a
     gap just past an impact) is shifted to start at ``+tol``: it fires only when it drops
-    by more than ``tol`` — until it turns positive at a sub-sample, from where it is armed
-    unshifted (a flight that fits in one window must not end ``tol`` below the surface).
+    by more than ``tol`` — until it exceeds ``1e-3 tol`` at a sub-sample, from where it is
+    armed unshifted (a flight that fits in one window must not end ``tol`` below the
+    surface; round-off about zero does not arm it).
 
     Parameters
     ----------
@@ -53,7 +54,9 @@ def first_crossing(ev0, E, tol):
     else:
         off = np.where(ev0 > 0, 0.0, tol - np.minimum(ev0, 0.0))
     K = E.shape[1]
-    pos = E > 0
+    # armed once clearly positive: round-off around zero (two bodies moving together at a
+    # zero gap) must not arm a function and fire it at the next round-off sign change
+    pos = E > 1e-3 * tol[:, None] if np.ndim(tol) else E > 1e-3 * tol
     # column from which each function is armed (0: from the start)
     arm = np.where(off > 0, np.where(pos.any(axis=1), pos.argmax(axis=1) + 1, K + 1), 0)
     cols = np.arange(K)
