@@ -10,7 +10,8 @@ event-driven (:mod:`mechdae.simulate.event`); it switches to time stepping
 
 and switches back when, over the last ``settle_steps`` steps of a time-stepping stretch,
 every contact is stably open (gap above ``settle_gap``) or stably closed (gap and normal
-speed below ``settle_gap`` / ``settle_vel``); closed contacts are then handed to the
+speed below ``settle_gap`` / ``settle_vel``; on a moving surface the speed bound grows by
+``dt`` times the surface's acceleration, the scheme's own error there); closed contacts are then handed to the
 event driver with their normal velocity projected to zero. Each switch is a ``"switch"``
 event in ``res.events`` (``extra["to"]`` is the new method).
 """
@@ -251,16 +252,24 @@ def _settled(eng, T, Q, U, x, aopts):
     Wm = Wm.reshape(nrows, m, nu, order="F") if False else \
         np.stack([Wm[:, k * nu:(k + 1) * nu] for k in range(m)])         # (m, rows, nu)
     vel = np.einsum("mrn,mn->mr", Wm, tail_u)
-    if eng.system.rheonomic:            # relative velocities W u + Wt
-        vel = vel + np.array(F["Wt"].map(m)(tail_q.T, tail_t, pv[:, None])).T
     g_tol, v_tol = aopts["settle_gap"], aopts["settle_vel"]
+    v_tols = np.full(vel.shape[1], float(v_tol))
+    if eng.system.rheonomic:            # relative velocities W u + Wt
+        Wt = np.array(F["Wt"].map(m)(tail_q.T, tail_t, pv[:, None])).T
+        vel = vel + Wt
+        if m > 1:
+            # a moving surface: the scheme holds a closed contact to O(h |s''|) in the
+            # relative normal velocity (h the step, s'' the surface's acceleration)
+            h = np.diff(tail_t[0])
+            acc = np.max(np.abs(np.diff(Wt, axis=0)) / np.maximum(h, 1e-300)[:, None], axis=0)
+            v_tols = v_tols + float(np.max(h)) * acc
     closed, ok = [], True
     for i in range(eng.nc):
         o = eng.offs[i]
         g, vn = gaps[:, i], vel[:, o]
         if np.all(g > g_tol):
             continue
-        if np.all(np.abs(g) <= g_tol) and np.all(np.abs(vn) <= v_tol):
+        if np.all(np.abs(g) <= g_tol) and np.all(np.abs(vn) <= v_tols[o]):
             closed.append(i)
             continue
         ok = False
