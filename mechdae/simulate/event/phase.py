@@ -12,6 +12,7 @@ import numpy as np
 from ..._threads import LOCK as _LOCK
 from ..inputs import input_mx
 from .._laws import laws_function
+from ...symbolic.linalg import REG, REFINE
 
 __all__ = ["ModeSet", "Buffered", "offsets", "terms_function", "OPEN", "CLOSED", "STICK", "SLIDE_POS", "SLIDE_NEG", "SLIDE_2D",
            "SLIDING"]
@@ -24,6 +25,18 @@ SLIDING = (SLIDE_POS, SLIDE_NEG, SLIDE_2D)
 # phase's reference direction (a runtime parameter); the shift only matters when a slide
 # starts from rest (v_t ~ 0: it starts along d, the direction the contact problem found)
 EPS_DIR = 1e-12
+
+
+def regularized_solve(S, rhs, method="ldl", reg=REG, refine=REFINE):
+    """``S X = rhs`` by the iterated Tikhonov regularization of
+    :func:`mechdae.symbolic.linalg.regularized_solve` (the smooth path's solve), with
+    ``method`` "ldl" (S symmetric PSD) or "qr" (S not symmetric: sliding contacts)."""
+    r = S.shape[0]
+    A = S + (reg * ca.trace(S) / r + 1e-300) * ca.MX.eye(r)
+    X = ca.solve(A, rhs, method)
+    for _ in range(refine):
+        X = X + ca.solve(A, rhs - ca.mtimes(S, X), method)
+    return X
 
 
 # ------------------------------------------------------------------------------------ #
@@ -190,14 +203,20 @@ def _mode_core(system, specs, mode, gains):
         X = ca.solve(M, ca.horzcat(h, Fm.T), "ldl")
         Mih, MiFt = X[:, 0], X[:, 1:]
         S = ca.mtimes(A, MiFt)
-        nA = A.size1()
-        eps = 1e-13 * ca.sum1(ca.fabs(ca.diag(S))) / nA + 1e-300
-        # no sliding contact: S = A M^-1 A^T is symmetric PSD, singular for redundant
-        # contact sets (a block on two sticking corners); LDL of S + eps I gives the
-        # regularized solution there, where CasADi's QR stops on the tiny pivot
+        # S = A M^-1 F^T loses rank for singular constraint sets (the Darboux branch
+        # point, seed 004) and redundant contact sets (a block on two sticking corners).
+        # With bilateral constraints: the iterated Tikhonov solve of the smooth path
+        # (symbolic.linalg), minimum-norm multipliers with G^T lam finite through the
+        # rank drop; contacts alone: one solve of S + 1e-13 mean|diag S| I (a seventh
+        # of the cost). LDL when S is symmetric PSD (no sliding contact), QR otherwise
         sym = all(mo in (OPEN, CLOSED, STICK) for mo in mode)
-        Lam = ca.solve(S + eps * ca.MX.eye(nA), ca.vertcat(*rhs) - ca.mtimes(A, Mih),
-                       "ldl" if sym else "qr")
+        R = ca.vertcat(*rhs) - ca.mtimes(A, Mih)
+        if system.m + system.k:
+            Lam = regularized_solve(S, R, method="ldl" if sym else "qr")
+        else:
+            nA = A.size1()
+            eps = 1e-13 * ca.sum1(ca.fabs(ca.diag(S))) / nA + 1e-300
+            Lam = ca.solve(S + eps * ca.MX.eye(nA), R, "ldl" if sym else "qr")
         ud = Mih + ca.mtimes(MiFt, Lam)
     else:
         Lam = ca.MX(0, 1)
