@@ -270,13 +270,42 @@ MAX_SOURCE = 400_000
 LARGE_SOURCE = 100_000
 
 
+# generated C per scalar instruction (measured 22-25 characters on the n-link chains): a
+# lower bound of the source size known before generating it
+_CHARS_PER_INSTRUCTION = 22
+
+
+def instruction_count(functions):
+    """Scalar instructions the generated C of ``functions`` will hold: those of each
+    Function and, once each, of the Functions its MX graph calls (no code generated; the
+    64-link chain's right-hand side is counted in microseconds, generated in 0.2 s)."""
+    seen, total = set(), 0
+    stack = list(functions)
+    while stack:
+        f = stack.pop()
+        if f.name() in seen:
+            continue
+        seen.add(f.name())
+        if not (f.is_a("SXFunction") or f.is_a("MXFunction")):
+            continue                   # interpolants, externals: no instruction list
+        total += f.n_instructions()
+        if f.is_a("MXFunction"):
+            stack.extend(f.instruction_MX(k).which_function()
+                         for k in range(f.n_instructions())
+                         if f.instruction_id(k) == ca.OP_CALL)
+    return total
+
+
 def _build(functions, flags, jac_sparsity, forced=False):
     cmd = _compiler()
+    limit = int(os.environ.get("MECHDAE_CODEGEN_MAX", MAX_SOURCE))
+    if not forced and _CHARS_PER_INSTRUCTION * instruction_count(functions) > limit:
+        raise _TooLarge()              # known too large: skip generating the source
     gen = ca.CodeGenerator("mdae_gen.c", dict(_OPTIONS))
     for f in functions:
         gen.add(f, jac_sparsity)
     src = gen.dump()
-    if not forced and len(src) > int(os.environ.get("MECHDAE_CODEGEN_MAX", MAX_SOURCE)):
+    if not forced and len(src) > limit:
         raise _TooLarge()
     if len(src) > LARGE_SOURCE and "-O2" in flags:
         flags = tuple("-O1" if x == "-O2" else x for x in flags)

@@ -143,3 +143,49 @@ def test_missing_compiler_warns_once_and_works(tmp_path):
     out = _run(tmp_path, CC=str(tmp_path / "no-such-cc"))
     assert out[0] == "False" and out[1] == "1"
     assert float(out[2]) == pytest.approx(1 - 9.81 / 2, abs=1e-8)
+
+
+def _chain(n):
+    mod = model_module("nlink_chain")
+    return mod.build(n).compile(stabilization=None)
+
+
+def test_interpreted_large_model_runs_adams(monkeypatch):
+    """A right-hand side too costly for finite-difference Jacobians (here: forced by
+    ADAMS_WORK = 0 on the Function path) runs Adams with functional iteration: the same
+    motion as BDF/Newton to the tolerances, energy conserved."""
+    from mechdae.simulate import smooth
+    s = _chain(4)
+    q0 = {f"theta{i + 1}": 0.4 + 0.1 * i for i in range(4)}
+    ref = s.simulate(2.0, q0=q0, compiled=False, rtol=1e-12, atol=1e-14)
+    assert ref.stats.get("lmm") is None                   # BDF by default
+    monkeypatch.setattr(smooth, "ADAMS_WORK", 0)
+    a = s.simulate(2.0, q0=q0, compiled=False, **TIGHT)
+    assert a.stats["lmm"] == "adams" and a.stats["nlinsetups"] == 0   # no Jacobian
+    _same(a, ref, 1e-7)
+    assert a.energy_error() < 1e-8
+    # the compiled path, idas and an explicit scheme keep BDF / Newton
+    for kw in (dict(compiled=True), dict(method="idas", compiled=False),
+               dict(compiled=False, integrator_options={"newton_scheme": "direct"})):
+        assert s.simulate(0.2, q0=q0, **kw).stats.get("lmm") is None
+
+
+def test_stiff_mode_hands_adams_over_to_bdf(monkeypatch):
+    """Overdamped oscillator x'' + c x' + k x = 0 (c = k = 1e6: modes -1 and -1e6): Adams'
+    functional iteration is held to steps ~1e-6 by the stiff mode, exceeds its step budget
+    in the first output interval, and BDF finishes the run: the closed form
+    x = a1 exp(s1 t) + a2 exp(s2 t) to 1e-7."""
+    from mechdae.simulate import smooth
+    m = md.Model("cg_stiff")
+    x = m.coordinates("x")
+    c = k = 1e6
+    m.kinetic_energy(0.5 * md.der(x) ** 2)
+    m.potential_energy(0.5 * k * x ** 2)
+    m.generalized_force(-c * md.der(x), x)
+    s = m.compile()
+    monkeypatch.setattr(smooth, "ADAMS_WORK", 0)
+    r = s.simulate(1.0, q0={"x": 1.0}, compiled=False, n_out=11)
+    assert r.stats["lmm"] == "adams+bdf" and r.stats["nsteps"] < 2000
+    s1, s2 = np.roots([1.0, c, k])
+    a1, a2 = np.linalg.solve([[1.0, 1.0], [s1, s2]], [1.0, 0.0])
+    assert np.abs(r["x"] - (a1 * np.exp(s1 * r.t) + a2 * np.exp(s2 * r.t))).max() < 1e-7

@@ -108,7 +108,8 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
                                method="cvodes", rtol=rtol, atol=atol, output_times=output_times,
                                initialize=initialize, stabilization=stabilization,
                                **{k: v for k, v in options.items()
-                                  if k in ("n_out", "integrator_options", "out", "chunk")})
+                                  if k in ("n_out", "integrator_options", "out", "chunk",
+                                           "compiled")})
     wall0 = _time.perf_counter()
     rtol = EVENT_RTOL if rtol is None else rtol
     atol = EVENT_ATOL if atol is None else atol

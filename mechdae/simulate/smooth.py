@@ -133,6 +133,74 @@ def _get_integrator(system, specs, grid, method, rtol, atol, opts, cache=True,
     return F
 
 
+# Newton iterations of BDF need the Jacobian of f: by finite differences that costs nx
+# evaluations of f per factorization, which on the interpreted Function path of a large
+# model (right-hand side not compiled: source past mechdae.codegen.MAX_SOURCE, no compiler)
+# outweighs the integration itself (64-link chain: 24 Jacobians of 128 evaluations at
+# 0.38 ms take 97 % of a 0.01 s run). There cvodes first runs Adams with functional
+# iteration (no Jacobian: for the non-stiff motions of long chains 15x faster, and more
+# accurate at the same tolerances) and hands a stiff stretch back to BDF/Newton: an Adams
+# call that needs more than ADAMS_MAX_STEPS steps for one output interval (the stability
+# limit of a stiff mode caps its step) or fails to converge is continued by BDF from the
+# last output point it completed (the LSODA strategy, at output points).
+ADAMS = dict(linear_multistep_method="adams", nonlinear_solver_iteration="functional")
+ADAMS_MAX_STEPS = 500
+# interpreted scalar instructions x states past which a Jacobian by finite differences is
+# "expensive" (the 64-link chain: 33,000 x 128; the 32-link chain, 9,500 x 64, stays BDF)
+ADAMS_WORK = 2_000_000
+_SCHEME_KEYS = ("linear_multistep_method", "nonlinear_solver_iteration", "newton_scheme")
+
+
+def _adams_first(system, specs, method, opts, compiled):
+    """Whether the integration starts with Adams / functional iteration (see ADAMS)."""
+    if method == "idas" or any(k in opts for k in _SCHEME_KEYS):
+        return False
+    f, is_compiled = ode_function(system, specs, compiled)
+    if is_compiled:
+        return False
+    from ..codegen import instruction_count
+    work = once(system.__dict__.setdefault("_ode_work", {}), (inputs_key(specs),),
+                lambda: instruction_count([f]) * f.numel_in(0))
+    return work > ADAMS_WORK
+
+
+def _integrate_grid(system, specs, g, x0, P, method, rtol, atol, opts, compiled,
+                    cache=True):
+    """States at the scaled output grid ``g`` (no ``tau = 0``) and solver stats: cvodes /
+    idas in one call, or Adams first where :func:`_adams_first` says so (``stats["lmm"]``
+    names the multistep methods that ran). Raises :class:`_Failed`."""
+    if not _adams_first(system, specs, method, opts, compiled):
+        F = _get_integrator(system, specs, g, method, rtol, atol, opts, cache, compiled)
+        return _integrate(F, x0, P)
+    oa = dict(opts, **ADAMS)
+    oa.setdefault("max_num_steps", ADAMS_MAX_STEPS)
+    oa.setdefault("disable_internal_warnings", True)    # the hand-over is not an error
+    F = _get_integrator(system, specs, g, method, rtol, atol, oa, cache, compiled)
+    try:
+        X, st = _integrate(F, x0, P)
+        st["lmm"] = "adams"
+        return X, st
+    except _Failed as f:
+        k = f.X.shape[1]
+        X0, st0 = f.X, f.stats
+    # continue with BDF from output point k (tau_k = g[k - 1]): the rest of the grid in
+    # scaled time of its own, P = (t0 + tau_k T, (1 - tau_k) T, ...)
+    tk = g[k - 1] if k else 0.0
+    rest = (np.asarray(g[k:], float) - tk) / (1.0 - tk)
+    P2 = np.array(P, float)
+    P2[0], P2[1] = P[0] + tk * P[1], (1.0 - tk) * P[1]
+    xk = X0[:, -1] if k else np.asarray(x0, float)
+    F = _get_integrator(system, specs, rest, method, rtol, atol, opts, False, compiled)
+    try:
+        X1, st1 = _integrate(F, xk, P2)
+    except _Failed as f:
+        raise _Failed(f.exc, np.hstack([X0, f.X]), f.stats) from f.exc
+    _add_stats(st1, st0)
+    st1["lmm"] = "adams+bdf"
+    st1["adams_points"] = k
+    return np.hstack([X0, X1]), st1
+
+
 class _Failed(Exception):
     """An integrator call failed after completing the output columns ``X`` (nx, k)."""
 
@@ -233,22 +301,18 @@ def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj,
                 X = np.zeros((0, n))
                 st = {}
             elif proj is None:
-                if grid.step is not None:
-                    g = np.arange(1, n + 1) / n
-                    F = _get_integrator(system, specs, g, method, rtol, atol, opts,
-                                        compiled=compiled)
-                else:
-                    g = (ts_c[1:] - ts_c[0]) / (ts_c[-1] - ts_c[0])
-                    F = _get_integrator(system, specs, g, method, rtol, atol, opts,
-                                        cache=False, compiled=compiled)
-                X, st = _integrate(F, xk, pack(ts_c[0], ts_c[-1] - ts_c[0]))
+                uniform = grid.step is not None
+                g = (np.arange(1, n + 1) / n if uniform
+                     else (ts_c[1:] - ts_c[0]) / (ts_c[-1] - ts_c[0]))
+                X, st = _integrate_grid(system, specs, g, xk,
+                                        pack(ts_c[0], ts_c[-1] - ts_c[0]), method, rtol,
+                                        atol, opts, compiled, cache=uniform)
             else:
-                F = _get_integrator(system, specs, (1.0,), method, rtol, atol, opts,
-                                    compiled=compiled)
                 cols, st, x = [], {}, xk
                 for a, b in zip(ts_c[:-1], ts_c[1:]):
                     try:
-                        out, st1 = _integrate(F, x, pack(a, b - a))
+                        out, st1 = _integrate_grid(system, specs, (1.0,), x, pack(a, b - a),
+                                                   method, rtol, atol, opts, compiled)
                     except _Failed as f:
                         raise _Failed(f.exc, np.array(cols).T.reshape(xk.size, len(cols)),
                                       st) from f.exc
@@ -320,10 +384,10 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
         # are evaluated on the grid
         X = np.zeros((0, ts.size))
     elif proj is None and not _progress.shown():
-        F = _get_integrator(system, specs, (ts[1:] - t0) / T, method, rtol, atol, opts,
-                            compiled=compiled)
         try:
-            Xf, stats = _integrate(F, x0, _pack(system, t0, T, pv, H, K, wc))
+            Xf, stats = _integrate_grid(system, specs, (ts[1:] - t0) / T, x0,
+                                        _pack(system, t0, T, pv, H, K, wc), method, rtol,
+                                        atol, opts, compiled)
         except _Failed as f:
             k = f.X.shape[1]
             raise fail(f.exc, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
