@@ -407,3 +407,28 @@ def test_oblique_frictionless_collision_of_two_spheres():
     assert max(abs(r[f"f{i}.w{a}"][-1]) for i in (1, 2) for a in "xyz") < 1e-12
     with pytest.raises(ValueError, match=r"PointPointContact 'c'.*frictionless"):
         sp.PointPointContact("c", mu=0.3)
+
+
+def test_relative_sensors_read_the_joint_motion():
+    m = _double_pendulum(sp)
+    j2 = next(c for c in m.components if c.name == "j2")
+    b1 = next(c for c in m.components if c.name == "b1")
+    b2 = next(c for c in m.components if c.name == "b2")
+    pos = m.add(sp.RelativePosition("pos"))
+    vel = m.add(sp.RelativeVelocity("vel", resolveInFrame="world"))
+    rot_ = m.add(sp.RelativeAngularVelocity("rot"))
+    for s_ in (pos, vel, rot_):
+        m.connect(b1.frame_a, s_.frame_a)
+        m.connect(b2.frame_b, s_.frame_b)
+    r = m.compile(stabilization=None).simulate(1.0, output_times=np.linspace(0, 1, 11),
+                                               **TIGHT)
+    p1, p2 = r["j1.phi"], r["j2.phi"]
+    # frame_b of link 2 from link 1's frame_a, in link 1's axes: (L1 + L2 cos p2, L2 sin p2)
+    assert np.abs(r["pos.r_rel[1]"] - (1.0 + 0.7 * np.cos(p2))).max() < 1e-9
+    assert np.abs(r["pos.r_rel[2]"] - 0.7 * np.sin(p2)).max() < 1e-9
+    # world velocity of the tip relative to the pivot
+    w1, w2 = r["j1.w"], r["j2.w"]
+    vx = -np.sin(p1) * w1 - 0.7 * np.sin(p1 + p2) * (w1 + w2)
+    assert np.abs(r["vel.v_rel[1]"] - vx).max() < 1e-9
+    assert np.abs(r["rot.w_rel[3]"] - w2).max() < 1e-9
+    assert np.abs(r["rot.w_rel[1]"]).max() < 1e-12

@@ -506,13 +506,15 @@ class PointPointContact(Component):
 
 # ---------------------------------------------------------------------- sensors
 class _Relative(Component):
+    _frame = Frame                       # the spatial sensors reuse this with their frame
+
     def __init__(self, name, resolveInFrame="frame_a"):
         super().__init__(name)
         if resolveInFrame not in ("frame_a", "world"):
             raise ValueError(f"{type(self).__name__} '{name}': resolveInFrame="
                              f"{resolveInFrame!r}; give 'frame_a' or 'world'")
-        self.frame_a = self.connector(Frame, "frame_a")
-        self.frame_b = self.connector(Frame, "frame_b")
+        self.frame_a = self.connector(self._frame, "frame_a")
+        self.frame_b = self.connector(self._frame, "frame_b")
         self._resolve_a = resolveInFrame == "frame_a"
 
     def _vec(self, v):

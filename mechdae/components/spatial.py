@@ -633,15 +633,8 @@ class PointPointContact(Component):
 
 
 # ---------------------------------------------------------------------- sensors
-class _Relative(Component):
-    def __init__(self, name, resolveInFrame="frame_a"):
-        super().__init__(name)
-        if resolveInFrame not in ("frame_a", "world"):
-            raise ValueError(f"{type(self).__name__} '{name}': resolveInFrame="
-                             f"{resolveInFrame!r}; give 'frame_a' or 'world'")
-        self.frame_a = self.connector(Frame, "frame_a")
-        self.frame_b = self.connector(Frame, "frame_b")
-        self._resolve_a = resolveInFrame == "frame_a"
+class _Relative(_pl._Relative):
+    _frame = Frame
 
     def _out(self, name, v):
         v = ca.mtimes(self.frame_a.R.T, v) if self._resolve_a else v
