@@ -9,9 +9,11 @@ event-driven (:mod:`mechdae.simulate.event`); it switches to time stepping
 - contacts chatter: ``chatter_events`` events within ``chatter_window`` seconds,
 
 and switches back when, over the last ``settle_steps`` steps of a time-stepping stretch,
-every contact is stably open (gap above ``settle_gap``) or stably closed (gap and normal
-speed below ``settle_gap`` / ``settle_vel``; on a moving surface the speed bound grows by
-``dt`` times the surface's acceleration, the scheme's own error there); closed contacts are then handed to the
+every contact is stably open (gap above ``settle_gap``) or stably closed (gap below
+``settle_gap`` and constant to it, normal speed below ``settle_vel``; on a moving surface
+the speed bound grows by ``dt`` times the surface's acceleration, the scheme's own error
+there; the overlap a closed contact keeps from the step that closed it is projected out,
+booked as ``"projection"`` in the energy ledger); closed contacts are then handed to the
 event driver with their normal velocity projected to zero. Each switch is a ``"switch"``
 event in ``res.events`` (``extra["to"]`` is the new method).
 """
@@ -270,7 +272,10 @@ def _settled(eng, T, Q, U, x, aopts):
         g, vn = gaps[:, i], vel[:, o]
         if np.all(g > g_tol):
             continue
-        if np.all(np.abs(g) <= g_tol) and np.all(np.abs(vn) <= v_tols[o]):
+        # closed: gap and normal speed small, or a constant overlap (Moreau-Jean closes a
+        # contact at the velocity level and keeps the O(v dt) overlap of that step; it is
+        # projected out below, booked as "projection")
+        if (np.all(g <= g_tol) and np.ptp(g) <= g_tol and np.all(np.abs(vn) <= v_tols[o])):
             closed.append(i)
             continue
         ok = False
