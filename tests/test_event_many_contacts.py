@@ -122,3 +122,26 @@ def test_auto_hands_the_settled_column_back_to_the_event_driver():
     assert res.modes[-1] == "n" * N
     for i in range(N):
         assert res.contact_forces[f"c{i}"][-1, 0] == pytest.approx((N - i) * G, rel=1e-9)
+
+
+def test_each_landing_books_its_loss_once_on_the_contact_that_closes(plastic_column):
+    """Issue 13 (5): the records of one impact split its energy jump — each contact the
+    work of its own impulse, ``P_i w_i (u^- + u^+) / 2`` — so a ledger summing them books
+    the impact once. Landing k: the closing contact c_k loses ``m g (k + 1) s`` (the
+    bead's fall), the resting contacts below transmit the impulse without work."""
+    res = plastic_column
+    imp = [e for e in res.events if e.kind == "impact"]
+    j = 0
+    for k in range(N):
+        E0 = imp[j].energy_before
+        for i in range(k + 1):
+            e = imp[j]
+            jump = e.energy_after - e.energy_before
+            expect = -G * (k + 1) * GAP if i == k else 0.0
+            assert jump == pytest.approx(expect, abs=1e-9)
+            assert e.extra["energy_impact"][0] == E0
+            j += 1
+        assert imp[j - 1].energy_after == imp[j - 1].extra["energy_impact"][1]
+    led = res.energy_balance()
+    assert led["impacts"] == pytest.approx(-G * GAP * N * (N + 1) / 2, rel=1e-9)
+    assert abs(led["integration"]) < 1e-8 * led["initial"]

@@ -45,6 +45,13 @@ def test_cradle_simultaneous_law_closed_form(cradle, e):
     assert [ev.contact for ev in imp] == ["c12", "c23"]
     np.testing.assert_allclose([ev.impulse[0] for ev in imp], [2 * (1 + e) / 3, (1 + e) / 3],
                                rtol=1e-12)
+    # the energy jump split per contact (issue 13 (5)): c12 loses P (v- + v+) / 2 =
+    # -(1 + e)(1 - e) / 3, c23 (v- = v+ = 0) nothing; the ledger books it once
+    dT = -(1 + e) * (1 - e) / 3
+    assert imp[0].energy_after - imp[0].energy_before == pytest.approx(dT, abs=1e-13)
+    assert imp[1].energy_after == imp[1].energy_before == imp[0].energy_after
+    assert res.energy_balance()["impacts"] == pytest.approx(dT, abs=1e-13)
+    assert 0.5 * np.sum(res.v[-1] ** 2) - 0.5 == pytest.approx(dT, abs=1e-13)
 
 
 @pytest.mark.parametrize("e", [1.0, 0.8, 0.5])
@@ -73,6 +80,7 @@ def test_cradle_sequential_law_closed_form(cradle, e):
     np.testing.assert_allclose([ev.energy_before for ev in imp], T[:-1], rtol=1e-12)
     np.testing.assert_allclose([ev.energy_after for ev in imp], T[1:], rtol=1e-12)
     assert res.v[-1].sum() == pytest.approx(1.0, rel=1e-13)       # momentum
+    assert res.energy_balance()["impacts"] == pytest.approx(T[-1] - 0.5, abs=1e-13)
 
 
 def test_sequential_plastic_cradle_tends_to_the_plastic_limit():

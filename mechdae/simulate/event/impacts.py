@@ -70,13 +70,10 @@ class ImpactLogic:
                                          **fallback))
             if imp.status == "ambiguous" and imp.solutions:
                 extra["solutions"] = [dict(P=s.P.tolist(), modes=s.modes) for s in imp.solutions]
-            for a, i in enumerate(idx):
-                Pa = imp.P[a * d:a * d + 1 + self.nt[i]]
-                if Pa[0] > 0 or a in approaching:
-                    self.events.append(Event(t, self.names[i], "impact", Pa.copy(), E0, E1,
-                                             v_minus=vm[a * d:a * d + 1 + self.nt[i]].copy(),
-                                             v_plus=vp[a * d:a * d + 1 + self.nt[i]].copy(),
-                                             **extra))
+            recs = [(i, imp.P[a * d:a * d + 1 + self.nt[i]], vm[a * d:a * d + 1 + self.nt[i]],
+                     vp[a * d:a * d + 1 + self.nt[i]]) for a, i in enumerate(idx)
+                    if imp.P[a * d] > 0 or a in approaching]
+            self._book(t, tm["W"], recs, u, x[nq:nq + nu], E0, E1, extra)
         for a, i in enumerate(idx):
             if vp[a * d] <= self.vel_tol and a not in closing:
                 self.impact_log[i].clear()
@@ -119,7 +116,8 @@ class ImpactLogic:
         P, vp, steps = sequential_impact(D, vm, e_n, self.e_t[idx], self.mu[idx], d, ulist,
                                          self.vel_tol, solve_unit)
         Pc = np.zeros_like(P)
-        Eb = E0
+        Eb, ub = E0, u0
+        W = self.terms(x, t)["W"]
         for k, st in enumerate(steps):
             Pc[st["rows"]] += st["P"]
             y = x.copy()
@@ -133,21 +131,45 @@ class ImpactLogic:
                 self.events.append(Event(t, self.names[idx[st["unit"][0]]], "energy_fallback",
                                          None, Eb, Ea, energy_newton=Eb + note["dT_newton"],
                                          **note))
+            recs = []
             for b, a in enumerate(st["unit"]):
                 i = idx[a]
                 r = slice(a * d, a * d + 1 + self.nt[i])
                 Pa = st["P"][b * d:b * d + 1 + self.nt[i]]
                 if Pa[0] > 0 or st["v_minus"][a * d] < -self.vel_tol:
-                    self.events.append(Event(t, self.names[i], "impact", Pa.copy(), Eb, Ea,
-                                             v_minus=st["v_minus"][r].copy(),
-                                             v_plus=st["v_plus"][r].copy(), **extra))
-            Eb = Ea
+                    recs.append((i, Pa, st["v_minus"][r], st["v_plus"][r]))
+            self._book(t, W, recs, ub, y[nq:nq + nu], Eb, Ea, extra)
+            Eb, ub = Ea, y[nq:nq + nu]
         modes = tuple("separate" if vp[a * d] > self.vel_tol else "stick"
                       for a in range(len(idx)))
         x = x.copy()
         x[nq:nq + nu] = u0 + MW @ P
         imp = ImpactSolution(P, vp, modes, float(Eb - E0), "sequential")
         return imp, x, Eb, vp
+
+    def _book(self, t, W, recs, u_minus, u_plus, E0, E1, extra):
+        """One ``"impact"`` record per contact of ``recs`` (``(i, P_i, v_i^-, v_i^+)``),
+        the energy jump ``E1 - E0`` split between them: record ``k`` goes from
+        ``E0 + s_1 + ... + s_{k-1}`` to ``... + s_k``, ``s_i = P_i^T W_i (u^- + u^+) / 2``
+        the work of contact ``i``'s impulse (their sum is the kinetic-energy change; the
+        round-off and constraint-drift rest is spread in proportion to ``|s_i|``).
+        Summing the records' jumps books the impact once; ``extra["energy_impact"]``
+        keeps ``(E0, E1)`` of the whole impact."""
+        if not recs:
+            return
+        um = np.asarray(u_minus, float) + np.asarray(u_plus, float)
+        sh = np.array([float(P @ (W[self.offs[i]:self.offs[i] + len(P)] @ um)) / 2
+                       for i, P, _, _ in recs])
+        rest = (E1 - E0) - sh.sum()
+        wt = np.abs(sh)
+        sh = sh + rest * (wt / wt.sum() if wt.sum() > 0 else np.eye(len(sh))[0])
+        e = E0
+        for k, ((i, P, vm, vp), s) in enumerate(zip(recs, sh)):
+            after = E1 if k == len(recs) - 1 else e + s
+            self.events.append(Event(t, self.names[i], "impact", np.array(P, float), e, after,
+                                     v_minus=np.array(vm, float), v_plus=np.array(vp, float),
+                                     energy_impact=(E0, E1), **extra))
+            e = after
 
     def _energy_fallback(self, t, idx, D, vm, e_n, imp):
         """Newton's law would gain energy: raise (``energy_gain="raise"``) or solve with the
