@@ -189,3 +189,18 @@ def test_stiff_mode_hands_adams_over_to_bdf(monkeypatch):
     s1, s2 = np.roots([1.0, c, k])
     a1, a2 = np.linalg.solve([[1.0, 1.0], [s1, s2]], [1.0, 0.0])
     assert np.abs(r["x"] - (a1 * np.exp(s1 * r.t) + a2 * np.exp(s2 * r.t))).max() < 1e-7
+
+
+def test_adams_scheme_named_in_streamed_and_projected_runs(monkeypatch, tmp_path):
+    """The chunked paths (a file, projection steps) report the scheme too, and keep the
+    pendulum's rod length |q| = L to the projection tolerance."""
+    pytest.importorskip("h5py")
+    from mechdae.simulate import smooth
+    s = _pendulum()
+    q0 = {"x": 0.6, "y": -0.8}
+    monkeypatch.setattr(smooth, "ADAMS_WORK", 0)
+    st = s.simulate(2.0, q0=q0, compiled=False, out=tmp_path / "a.h5", chunk=50, **TIGHT)
+    assert st.stats["lmm"] == "adams" and st.stats["n_chunks"] == 10
+    pr = s.simulate(2.0, q0=q0, compiled=False, stabilization=md.Projection(), n_out=21)
+    assert pr.stats["lmm"] == "adams"
+    assert np.abs(np.hypot(pr["x"], pr["y"]) - 1.0).max() < 1e-10

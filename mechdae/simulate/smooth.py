@@ -247,6 +247,8 @@ def _add_stats(agg, st):
     for k2, val in st.items():
         if isinstance(val, (int, float)) and not isinstance(val, bool) and k2[:1] == "n":
             agg[k2] = agg.get(k2, 0) + val
+    if "lmm" in st:           # the multistep methods of the chunks (see _integrate_grid)
+        agg["lmm"] = st["lmm"] if agg.get("lmm") in (None, st["lmm"]) else "adams+bdf"
 
 
 class _Grid:
@@ -347,7 +349,12 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
 
     ``compiled``: the right-hand side as generated C (:func:`ode_function`; ``"auto"``
     falls back to the CasADi Function with one warning when no C compiler works), or
-    ``False`` for the Function; ``res.stats["compiled"]`` says which ran.
+    ``False`` for the Function; ``res.stats["compiled"]`` says which ran. An interpreted
+    right-hand side past :data:`ADAMS_WORK` runs Adams with functional iteration first
+    (:data:`ADAMS`; BDF takes over a stiff stretch): ``res.stats["lmm"]`` is then
+    ``"adams"`` or ``"adams+bdf"`` (absent: BDF throughout); an explicit
+    ``integrator_options`` scheme (``linear_multistep_method``,
+    ``nonlinear_solver_iteration``, ``newton_scheme``) or ``method="idas"`` is kept.
     """
     wall0 = _time.perf_counter()
     specs = resolve_inputs(system, inputs)
