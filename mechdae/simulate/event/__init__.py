@@ -33,8 +33,11 @@ Newton steps on re-integrated states (one integration returns ``e`` and ``e'``; 
 or two per event), with Illinois regula falsi as the fallback; time tolerance
 ``event_tol`` relative. At a gap event the impact kernel (C) gives the
 post-impact speeds; the new mode comes from the acceleration-level contact problem
-(:func:`mechdae.contact.kernels.contact_forces`), which also detects Painlevé
-inconsistencies. Impacts are resolved one by one while they are resolvable: a geometric sequence of impacts at
+(:func:`.forces.solve_contact_forces`: the mode enumeration of
+:func:`mechdae.contact.kernels.contact_forces`, which also detects Painlevé
+inconsistencies, for up to 4 frictional / 8 frictionless contacts; Lemke or NSGS past
+that). An impact of several contacts follows the ``impact_law`` (:mod:`.laws`:
+simultaneous, or sequential single impacts). Impacts are resolved one by one while they are resolvable: a geometric sequence of impacts at
 one contact (Zeno) is followed until the pre-impact speed falls below the velocity
 resolution or the predicted remaining time below the event time resolution, then the
 contact is closed and an ``"accumulation"`` event recorded at the extrapolated
@@ -46,8 +49,9 @@ sustained contact from there (a rocking block settling on both corners).
 
 The package, by concern: :mod:`.phase` (the compiled functions and integrators of a
 mode), :mod:`.location` (event location), :mod:`.modes` (contact space, mode decisions,
-projections), :mod:`.impacts` (impact resolution), :mod:`.accumulation` (Zeno points,
-rest), :mod:`.engine` (the stepping loop), :mod:`.output` (the Result).
+projections), :mod:`.impacts` (impact resolution), :mod:`.laws` (multiple-impact laws),
+:mod:`.forces` (the contact-force problem of many contacts), :mod:`.accumulation` (Zeno
+points, rest), :mod:`.engine` (the stepping loop), :mod:`.output` (the Result).
 """
 import time as _time
 
