@@ -2,6 +2,7 @@
  * for the laws). Plain C99, caller-owned memory, no allocation, no printing. */
 #include "mdae_contact.h"
 #include "mdae_lcp.h"
+#include "mdae_slide.h"
 
 #include <math.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 #define SLIDE_GRID 96          /* sampling of the sliding angle before bracketing        */
 #define MAX_ROOTS 8
 #define PICARD_MAX 200
+#define SLIDE_ROOTS 64         /* roots of one sliding-direction search kept           */
+#define NRHS_MAX (1 + 3 * MDAE_SLIDE_KMAX)
 
 /* ------------------------------------------------------------------------------------ */
 /* small dense helpers                                                                   */
@@ -509,10 +512,12 @@ typedef struct {
     double tw, tp;            /* tolerances on w and P                                   */
     /* output store */
     int cap, nsol;
+    int max_boxes;            /* box budget of one sliding-direction search              */
+    int incomplete;           /* combinations whose direction search is not proven whole */
     double *Ps, *ws;          /* cap*n                                                   */
     int *ms;                  /* cap*nc                                                  */
     /* scratch */
-    double *A, *B, *P, *w, *s3, *X; /* n*n, n*4, n, n, nc*2 directions (3D), n*4          */
+    double *A, *B, *P, *w, *s3, *X; /* n*n, n*NRHS_MAX, n, n, nc*2 directions (3D), n*NRHS_MAX */
     int *piv;
 } enum_ctx;
 
@@ -531,9 +536,10 @@ static int mode_list(const enum_ctx *E, int a, int *list)
 }
 
 /* Build the linear system of a mode combination. Contacts whose mode is EM_SLIDE_3D use
- * the direction in E->s3 unless fix_contact == a, in which case P_a is set to the
- * right-hand-side columns 1..3 (unit vectors) for the Schur complement. nrhs = 1 or 4. */
-static void build_system(const enum_ctx *E, const int *mode, int fix_contact, int nrhs)
+ * the direction in E->s3 unless fixj[a] >= 0, in which case P_a is set to the
+ * right-hand-side columns 1 + 3 fixj[a] .. 3 + 3 fixj[a] (unit vectors), for the reduced
+ * problem of the sliding contacts. fixj NULL: none; nrhs = 1 + 3 * (number fixed). */
+static void build_system(const enum_ctx *E, const int *mode, const int *fixj, int nrhs)
 {
     int n = E->n, d = E->d, a, i, j;
     double *A = E->A, *B = E->B;
@@ -542,8 +548,8 @@ static void build_system(const enum_ctx *E, const int *mode, int fix_contact, in
     for (a = 0; a < E->nc; ++a) {
         int o = a * d, m = mode[a];
         double mu = E->mu[a];
-        if (a == fix_contact) {
-            for (i = 0; i < d; ++i) { A[(o + i) * n + o + i] = 1.0; B[(o + i) * nrhs + 1 + i] = 1.0; }
+        if (fixj && fixj[a] >= 0) {
+            for (i = 0; i < d; ++i) { A[(o + i) * n + o + i] = 1.0; B[(o + i) * nrhs + 1 + 3 * fixj[a] + i] = 1.0; }
             continue;
         }
         if (m == EM_SEP) {
@@ -649,7 +655,7 @@ static void record(enum_ctx *E)
 /* solve the combination with all directions fixed; returns 1 if consistent */
 static int solve_fixed(enum_ctx *E, const int *mode)
 {
-    build_system(E, mode, -1, 1);
+    build_system(E, mode, NULL, 1);
     if (solve_basic(E->n, E->A, E->B, 1, E->piv, E->X)) return 0;
     memcpy(E->P, E->B, sizeof(double) * (size_t)E->n);
     compute_w(E);
@@ -668,8 +674,9 @@ static void enum_combination(enum_ctx *E, const int *mode)
     if (nl == 1) {
         /* P = X0 + X[1..3] P_a ; w_a = A_eff P_a + c_eff ; exact angle search */
         double Aeff[9], ceff[3], th[MAX_ROOTS], ra[3], ua[3];
-        int nr, k, o = la * 3;
-        build_system(E, mode, la, 4);
+        int nr, k, o = la * 3, fixj[MDAE_CONTACT_ENUM_MAX];
+        for (a = 0; a < nc; ++a) fixj[a] = a == la ? 0 : -1;
+        build_system(E, mode, fixj, 4);
         if (solve_basic(n, E->A, E->B, 4, E->piv, E->X)) return;
         for (i = 0; i < 3; ++i) {
             double s0 = E->c[o + i];
@@ -692,7 +699,46 @@ static void enum_combination(enum_ctx *E, const int *mode)
         }
         return;
     }
-    /* several 3D sliding contacts: fixed-point iteration on the directions, two starts */
+    /* several 3D sliding contacts: the complete search of mdae_slide.c on the problem
+     * reduced to the sliding contacts; beyond its reach (too many sliding contacts, box
+     * budget spent, an undecided box) the combination is counted incomplete and the
+     * fixed-point iteration below adds what it finds */
+    if (nl <= MDAE_SLIDE_KMAX) {
+        int fixj[MDAE_CONTACT_ENUM_MAX], sl[MDAE_SLIDE_KMAX], nrhs = 1 + 3 * nl, k, l, m, nr, complete;
+        double Aeff[9 * MDAE_SLIDE_KMAX * MDAE_SLIDE_KMAX], ceff[3 * MDAE_SLIDE_KMAX];
+        double muS[MDAE_SLIDE_KMAX], th[SLIDE_ROOTS * MDAE_SLIDE_KMAX];
+        for (a = 0, k = 0; a < nc; ++a) {
+            fixj[a] = -1;
+            if (mode[a] == EM_SLIDE_3D) { fixj[a] = k; sl[k] = a; muS[k] = E->mu[a]; ++k; }
+        }
+        build_system(E, mode, fixj, nrhs);
+        /* column 0 inconsistent: no impulse satisfies the other contacts' rows; columns 1..
+         * lie in the range of the sticking rows for a positive semidefinite D */
+        if (solve_basic(n, E->A, E->B, nrhs, E->piv, E->X)) return;
+        for (k = 0; k < nl; ++k)
+            for (i = 0; i < 3; ++i) {
+                const double *Drow = E->D + (size_t)(3 * sl[k] + i) * n;
+                double s0 = E->c[3 * sl[k] + i];
+                for (j = 0; j < n; ++j) s0 += Drow[j] * E->B[(size_t)j * nrhs];
+                ceff[3 * k + i] = s0;
+                for (l = 0; l < 3 * nl; ++l) {
+                    double sv = 0.0;
+                    for (j = 0; j < n; ++j) sv += Drow[j] * E->B[(size_t)j * nrhs + 1 + l];
+                    Aeff[(3 * k + i) * (3 * nl) + l] = sv;
+                }
+            }
+        nr = mdae_slide_search(nl, Aeff, ceff, muS, inf_norm(n * n, E->D), E->max_boxes,
+                               SLIDE_ROOTS, th, &complete);
+        for (m = 0; m < nr; ++m) {
+            for (k = 0; k < nl; ++k) {
+                E->s3[2 * sl[k]] = cos(th[m * nl + k]);
+                E->s3[2 * sl[k] + 1] = sin(th[m * nl + k]);
+            }
+            if (solve_fixed(E, mode) && check_modes(E, mode)) record(E);
+        }
+        if (complete) return;
+    }
+    E->incomplete++;
     {
         int start, it;
         for (start = 0; start < 2; ++start) {
@@ -753,6 +799,16 @@ static int enumerate(enum_ctx *E)
     return E->nsol;
 }
 
+/* Scratch of the enumeration in work (mdae_contact_work_size) and piv; options. */
+static void enum_workspace(enum_ctx *E, double *work, int *piv, const mdae_impact_options *opt)
+{
+    size_t n = (size_t)E->n;
+    E->A = work; E->B = E->A + n * n; E->P = E->B + NRHS_MAX * n; E->w = E->P + n;
+    E->s3 = E->w + n; E->X = E->s3 + 2 * (size_t)E->nc; E->piv = piv;
+    E->max_boxes = opt->max_boxes;
+    E->incomplete = 0;
+}
+
 static void set_tolerances(enum_ctx *E, double tol)
 {
     int n = E->n, i;
@@ -773,6 +829,7 @@ void mdae_impact_options_default(mdae_impact_options *opt)
     opt->method = MDAE_CONTACT_ENUM;
     opt->facets = 8;
     opt->max_solutions = 1;
+    opt->max_boxes = MDAE_SLIDE_MAX_BOXES;
     opt->max_iter = 10000;
     opt->tol = 1e-9;
     opt->energy_tol = 1e-9;
@@ -794,7 +851,7 @@ size_t mdae_contact_work_size(int nc, int dim, int facets)
 {
     size_t n = (size_t)nc * (size_t)dim, m = (size_t)lcp_dirs(dim, facets);
     size_t nl = (size_t)nc * (m + 2), ny = (size_t)nc * (m + 1);
-    size_t en = n * n + 16 * n + 8 * (size_t)nc;                        /* enumeration  */
+    size_t en = n * n + (2 * NRHS_MAX + 4) * n + 8 * (size_t)nc;       /* enumeration  */
     size_t lc = 2 * n * ny + nl * nl + 3 * nl + mdae_lcp_work_size((int)nl); /* LCP      */
     size_t ns = mdae_fc_work_size(nc, dim) + n;                         /* NSGS         */
     size_t mx = en > lc ? en : lc;
@@ -826,6 +883,7 @@ static int impact_check(const mdae_impact_problem *p, const mdae_impact_options 
         info->bad_input = MDAE_BAD_MAX_SOLUTIONS; return 1;
     }
     if (opt->method == MDAE_CONTACT_NSGS && opt->max_iter < 1) { info->bad_input = MDAE_BAD_MAX_ITER; return 1; }
+    if (opt->method == MDAE_CONTACT_ENUM && opt->max_boxes < 1) { info->bad_input = MDAE_BAD_MAX_BOXES; return 1; }
     if (opt->method == MDAE_CONTACT_LCP && d == 3 &&
         (opt->facets < 3 || opt->facets > MDAE_CONTACT_MAX_FACETS)) {
         info->bad_input = MDAE_BAD_FACETS; return 1;
@@ -1000,7 +1058,7 @@ static int impact_solve_(const mdae_impact_problem *p, const mdae_impact_options
     int nc = p->nc, d = p->dim, n = nc * d, i, k, gain = 0;
     double *c = work, *wbuf = c + n, *rest = wbuf + n;
     info->status = MDAE_OK; info->nsol = 0; info->iterations = 0; info->residual = 0.0;
-    info->bad_input = 0; info->bad_index = -1;
+    info->bad_input = 0; info->bad_index = -1; info->incomplete = 0;
     if (impact_check(p, opt, info)) return info->status = MDAE_BAD_INPUT;
     target_offset(p, c);
     if (opt->method == MDAE_CONTACT_ENUM) {
@@ -1009,11 +1067,11 @@ static int impact_solve_(const mdae_impact_problem *p, const mdae_impact_options
         E.nc = nc; E.d = d; E.n = n; E.D = p->D; E.c = c; E.mu = p->mu;
         E.sdir = NULL; E.kind = NULL; E.cap = cap; E.nsol = 0;
         E.Ps = P; E.ws = v_plus; E.ms = modes;
-        E.A = rest; E.B = E.A + (size_t)n * n; E.P = E.B + 4 * (size_t)n; E.w = E.P + n;
-        E.s3 = E.w + n; E.X = E.s3 + 2 * (size_t)nc; E.piv = iwork;
+        enum_workspace(&E, rest, iwork, opt);
         set_tolerances(&E, opt->tol);
         enumerate(&E);
         info->nsol = E.nsol;
+        info->incomplete = E.incomplete;
         for (k = 0; k < E.nsol && k < cap; ++k) {
             memcpy(wbuf, v_plus + (size_t)k * n, sizeof(double) * (size_t)n);
             gain |= finish_solution(p, opt, P + (size_t)k * n, wbuf, v_plus + (size_t)k * n, dT + k);
@@ -1140,11 +1198,12 @@ int mdae_painleve_solve(int nc, int dim, const double *D, const double *b,
     double *sdir = work, *rest = work + (size_t)nc * 2;
     int *kind = iwork, *piv = iwork + nc;
     info->status = MDAE_OK; info->nsol = 0; info->iterations = 0; info->residual = 0.0;
-    info->bad_input = 0; info->bad_index = -1;
+    info->bad_input = 0; info->bad_index = -1; info->incomplete = 0;
     if ((d != 2 && d != 3) || nc < 0 || nc > MDAE_CONTACT_ENUM_MAX) { info->bad_input = MDAE_BAD_SIZE; return info->status = MDAE_BAD_INPUT; }
     if (!(opt->tol > 0.0 && opt->tol < 1.0)) { info->bad_input = MDAE_BAD_TOL; return info->status = MDAE_BAD_INPUT; }
     if (!(slide_tol >= 0.0 && finite_(slide_tol))) { info->bad_input = MDAE_BAD_SLIDE_TOL; return info->status = MDAE_BAD_INPUT; }
     if (opt->max_solutions < 1 || opt->max_solutions > MDAE_CONTACT_MAX_SOLUTIONS) { info->bad_input = MDAE_BAD_MAX_SOLUTIONS; return info->status = MDAE_BAD_INPUT; }
+    if (opt->max_boxes < 1) { info->bad_input = MDAE_BAD_MAX_BOXES; return info->status = MDAE_BAD_INPUT; }
     for (i = 0; i < n * n; ++i)
         if (!isfinite(D[i])) { info->bad_input = MDAE_BAD_D_FINITE; info->bad_index = i; return info->status = MDAE_BAD_INPUT; }
     for (i = 0; i < n; ++i)
@@ -1160,11 +1219,11 @@ int mdae_painleve_solve(int nc, int dim, const double *D, const double *b,
     E.nc = nc; E.d = d; E.n = n; E.D = D; E.c = b; E.mu = mu; E.sdir = sdir; E.kind = kind;
     E.cap = opt->max_solutions > 0 ? opt->max_solutions : 1; E.nsol = 0;
     E.Ps = lam; E.ws = acc; E.ms = modes;
-    E.A = rest; E.B = E.A + (size_t)n * n; E.P = E.B + 4 * (size_t)n; E.w = E.P + n;
-    E.s3 = E.w + n; E.X = E.s3 + 2 * (size_t)nc; E.piv = piv;
+    enum_workspace(&E, rest, piv, opt);
     set_tolerances(&E, opt->tol);
     enumerate(&E);
     info->nsol = E.nsol;
+    info->incomplete = E.incomplete;
     if (E.nsol == 0) return info->status = MDAE_INCONSISTENT;
     return info->status = E.nsol > 1 ? MDAE_AMBIGUOUS : MDAE_OK;
 }

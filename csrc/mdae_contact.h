@@ -39,9 +39,14 @@
  * Methods:
  *  - enumeration (MDAE_CONTACT_ENUM): every combination of per-contact modes (2D: separate,
  *    stick, slide+, slide-; 3D: separate, stick, slide with the direction from an exact
- *    1-D root search when one contact slides, fixed-point iteration when several do),
- *    each a linear system; consistent solutions are kept and de-duplicated by w.
- *    Limited to nc <= MDAE_CONTACT_ENUM_MAX.
+ *    1-D root search when one contact slides, and when several do from the complete
+ *    interval branch-and-bound search of mdae_slide.h on the problem reduced to the
+ *    sliding contacts), each a linear system; consistent solutions are kept and
+ *    de-duplicated by w. A combination whose direction search cannot be proven complete
+ *    (more than MDAE_SLIDE_KMAX sliding at once, box budget max_boxes spent, an undecided
+ *    box) is counted in info->incomplete and searched further by fixed-point iteration;
+ *    info->incomplete == 0 means the solutions are all the consistent solutions (up to
+ *    the tolerance tol). Limited to nc <= MDAE_CONTACT_ENUM_MAX.
  *  - LCP (MDAE_CONTACT_LCP): friction cone with m tangent directions (2D: m = 2, exact;
  *    3D: m facets, inscribed polygon) + slack, solved by mdae_lcp_lemke.
  *  - NSGS (MDAE_CONTACT_NSGS): nonsmooth Gauss-Seidel over contacts with an exact local
@@ -80,7 +85,8 @@ enum {
     MDAE_BAD_MAX_SOLUTIONS = 14, /* max_solutions outside [1, MDAE_CONTACT_MAX_SOLUTIONS]  */
     MDAE_BAD_MAX_ITER = 15,     /* max_iter < 1 (NSGS), error_every < 1                   */
     MDAE_BAD_SLIDE_TOL = 16,    /* slide_tol not finite and >= 0                          */
-    MDAE_BAD_SPARSE = 17        /* CSR structure: indptr not monotone or index out of range */
+    MDAE_BAD_SPARSE = 17,       /* CSR structure: indptr not monotone or index out of range */
+    MDAE_BAD_MAX_BOXES = 18     /* max_boxes < 1                                         */
 };
 
 typedef struct {
@@ -97,6 +103,8 @@ typedef struct {
     int method;             /* MDAE_CONTACT_ENUM / _LCP / _NSGS                           */
     int facets;             /* LCP in 3D: number of tangent directions (>= 3)             */
     int max_solutions;      /* enumeration: capacity of the solution arrays (>= 1)        */
+    int max_boxes;          /* enumeration in 3D: box budget of one search of the sliding
+                               directions of several contacts (mdae_slide.h), >= 1        */
     int max_iter;           /* NSGS sweeps                                               */
     double tol;             /* relative tolerance of the consistency checks / NSGS error */
     double energy_tol;      /* relative tolerance of the energy check                    */
@@ -114,6 +122,9 @@ typedef struct {
     double residual;        /* FC error of the first solution (Siconos measure)          */
     int bad_input;          /* MDAE_BAD_* when status == MDAE_BAD_INPUT                  */
     int bad_index;          /* contact (or entry) concerned                              */
+    int incomplete;         /* enumeration: mode combinations whose search of the sliding
+                               directions is not proven complete (0: nsol counts every
+                               consistent solution)                                      */
 } mdae_impact_info;
 
 void mdae_impact_options_default(mdae_impact_options *opt);

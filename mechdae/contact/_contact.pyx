@@ -22,6 +22,10 @@ cdef extern from "Python.h":
 cdef extern from "mdae_status.h":
     const char *mdae_status_str(int status)
 
+cdef extern from "mdae_slide.h":
+    int MDAE_SLIDE_MAX_BOXES
+    int MDAE_SLIDE_KMAX
+
 cdef extern from "mdae_contact.h":
     int MDAE_CONTACT_ENUM_MAX
     int MDAE_CONTACT_MAX_FACETS
@@ -39,6 +43,7 @@ cdef extern from "mdae_contact.h":
         int method
         int facets
         int max_solutions
+        int max_boxes
         int max_iter
         double tol
         double energy_tol
@@ -53,6 +58,7 @@ cdef extern from "mdae_contact.h":
         double residual
         int bad_input
         int bad_index
+        int incomplete
     ctypedef struct mdae_fc_problem:
         int dim
         int nc
@@ -103,6 +109,8 @@ cdef extern from "mdae_contact.h":
 ENUM_MAX = MDAE_CONTACT_ENUM_MAX
 MAX_FACETS = MDAE_CONTACT_MAX_FACETS
 MAX_SOLUTIONS = MDAE_CONTACT_MAX_SOLUTIONS
+MAX_BOXES = MDAE_SLIDE_MAX_BOXES
+SLIDE_KMAX = MDAE_SLIDE_KMAX
 DEF INTERRUPTED = 11
 
 cdef unsigned long _main_ident = <unsigned long>threading.main_thread().ident
@@ -146,10 +154,10 @@ DEF STACK_IWORK = 512
 
 def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
            cnp.ndarray mu, int dim, int method, int facets, int max_solutions, int max_iter,
-           double tol, double energy_tol, bint allow_energy_gain):
+           double tol, double energy_tol, bint allow_energy_gain, int max_boxes):
     """Arrays must be float64 and C-contiguous (checked by the caller, kernels.impact).
     Returns (status, nsol, iterations, residual, bad_input, bad_index, P, v_plus, modes,
-    dT) with P, v_plus of shape (cap, n), modes (cap, nc), dT (cap,)."""
+    dT, incomplete) with P, v_plus of shape (cap, n), modes (cap, nc), dT (cap,)."""
     cdef int n = <int>D.shape[0]
     cdef int nc = <int>e_n.shape[0]
     cdef int cap = max_solutions if method == 0 else 1
@@ -198,6 +206,7 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
     mdae_impact_options_default(&o)
     o.method = method; o.facets = facets; o.max_solutions = cap; o.max_iter = max_iter
     o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
+    o.max_boxes = max_boxes
     o.interrupt = _interrupted
     cdef double *Pp = <double *>cnp.PyArray_DATA(P)
     cdef double *vpp = <double *>cnp.PyArray_DATA(vp)
@@ -210,7 +219,7 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
     if info.status == INTERRUPTED:
         _raise_pending()
     return (info.status, info.nsol, info.iterations, info.residual, info.bad_input,
-            info.bad_index, P, vp, modes, dT)
+            info.bad_index, P, vp, modes, dT, info.incomplete)
 
 
 cdef int _batch_chunk(int k0, int k1, int nc, int dim, const double *D,
@@ -340,7 +349,8 @@ def impact_apply(const double[:, :, ::1] Bt, const double[:, ::1] P, const doubl
 
 
 def painleve(const double[:, ::1] D, const double[::1] b, const double[::1] v_t,
-             const double[::1] mu, int dim, double slide_tol, int max_solutions, double tol):
+             const double[::1] mu, int dim, double slide_tol, int max_solutions, double tol,
+             int max_boxes):
     cdef int n = D.shape[0]
     cdef int nc = mu.shape[0]
     cdef mdae_impact_options o
@@ -356,14 +366,14 @@ def painleve(const double[:, ::1] D, const double[::1] b, const double[::1] v_t,
     cdef double[::1] wv = work
     cdef int[::1] iwv = iwork
     mdae_impact_options_default(&o)
-    o.max_solutions = max_solutions; o.tol = tol
+    o.max_solutions = max_solutions; o.tol = tol; o.max_boxes = max_boxes
     with nogil:
         mdae_painleve_solve(nc, dim, &D[0, 0] if n > 0 else &_dummy, &b[0] if n > 0 else &_dummy,
                             &v_t[0] if nc > 0 else &_dummy, &mu[0] if nc > 0 else &_dummy,
                             slide_tol, &o, &lv[0, 0] if n > 0 else &_dummy,
                             &av[0, 0] if n > 0 else &_dummy, &mv[0, 0] if nc > 0 else &_idummy,
                             &wv[0], &iwv[0], &info)
-    return info.status, info.nsol, info.bad_input, info.bad_index, lam, acc, modes
+    return info.status, info.nsol, info.bad_input, info.bad_index, lam, acc, modes, info.incomplete
 
 
 def fc_nsgs(int dim, int nc, W, const double[::1] q, const double[::1] mu, double tol,
@@ -530,7 +540,7 @@ cdef class BoundImpact:
                      lazy_tail):
         """The whole fast path after the CasADi evaluation, in one call: ``None`` unless
         the problem has a usable first solution (pivot ratio of M above ``piv_tol``, status
-        unique or ambiguous, no kinetic energy gain over the bound ``T`` beyond
+        unique or ambiguous from a complete search, no kinetic energy gain over the bound ``T`` beyond
         ``1e-9 T + 1e-14``; no energy check when ``rheonomic``), otherwise a ``cls``
         (:class:`mechdae.contact.assembly.ImpactResult`) with ``v_plus_array``,
         ``energy_before``, ``energy_after``, ``status`` and ``active`` set, and
@@ -579,8 +589,8 @@ cdef class BoundImpact:
                     s = s + self.M[i * nu + j] * upp[j]
                 T = T + upp[i] * s
         T = 0.5 * T
-        if info.status != 0 and info.status != 7:
-            return None
+        if (info.status != 0 and info.status != 7) or info.incomplete:
+            return None       # (an incomplete search: the general path says so)
         if not rheonomic and T - T0 > 1e-9 * (T0 if T0 > 1e-300 else 1e-300) + 1e-14:
             return None
         memcpy(qp, self.q, nq * sizeof(double))

@@ -804,6 +804,13 @@ class ImpactResult:
     unique, ambiguous : bool
     solutions : list of ImpactOutcome
         Every consistent solution (``all_solutions=True``); otherwise ``[first]``.
+    exhaustive : bool
+        True when the search behind ``status`` and ``solutions`` was provably complete
+        (see :attr:`mechdae.contact.kernels.ImpactSolution.exhaustive`): always for planar
+        contacts with ``method="enum"``; in space, unless more than 4 contacts may slide
+        at once or the direction search ran out of its box budget (``max_boxes``). False
+        from ``"lcp"``/``"nsgs"``. When False, ``"unique"`` / ``"inconsistent"`` mean one /
+        no solution found, and others may exist.
     active : list of str
         Contacts that took part.
     delta_u : ndarray (nu,)
@@ -816,7 +823,7 @@ class ImpactResult:
     """
     __slots__ = ("v_plus_array", "energy_before", "energy_after", "status", "active",
                  "_v_plus", "_impulses", "_modes", "_cv", "_solutions", "_delta_u",
-                 "_problem", "_lazy", "_fallback")
+                 "_problem", "_lazy", "_fallback", "_exhaustive")
 
     @property
     def fallback(self):
@@ -825,9 +832,14 @@ class ImpactResult:
         :mod:`mechdae.contact.energetic`."""
         return getattr(self, "_fallback", None)
 
+    @property
+    def exhaustive(self):
+        # fast-path results never set it: that path serves complete searches only
+        return getattr(self, "_exhaustive", True)
+
     def __init__(self, v_plus, v_plus_array, impulses, modes, contact_velocities,
                  energy_before, energy_after, status, solutions, active, delta_u,
-                 problem=None):
+                 problem=None, exhaustive=True):
         self.v_plus_array = v_plus_array
         self.energy_before = energy_before
         self.energy_after = energy_after
@@ -841,6 +853,7 @@ class ImpactResult:
         self._delta_u = delta_u
         self._problem = problem
         self._lazy = None
+        self._exhaustive = exhaustive
 
     # fast-path results (BoundImpact.solve_result): _lazy = (fs, names, raw, mode_key,
     # system, t, params, inputs) with raw = [P (n), v_plus (n), delta_u (nu), q (nq), u (nu)]
@@ -954,7 +967,7 @@ def _poisson_solutions(prob, method, all_solutions, tol):
             P = P + s3.P
             v = s3.v_plus
         out.append((P, v, s.modes))
-    return s1.status, out
+    return s1.status, out, s1.exhaustive
 
 
 def _closure_solutions(prob, method, all_solutions, tol):
@@ -973,7 +986,7 @@ def _closure_solutions(prob, method, all_solutions, tol):
     for x in sols or []:
         P, vp = _closure.expand(prob.D, prob.v_minus, x.P, K)
         raw.append((P, vp, _closure.modes(P, cl, dim, x.modes)))
-    return s.status, raw
+    return s.status, raw, s.exhaustive
 
 
 def _outcome(system, prob, P, vplus_c, modes):
@@ -1132,16 +1145,16 @@ def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise"):
             raise NotImplementedError("impact: friction_cone='closure' is implemented for the "
                                       "'newton' law; contacts "
                                       f"{dict(zip(prob.contacts, prob.law))}")
-        status, raw = _closure_solutions(prob, method, all_solutions, tol)
+        status, raw, exhaustive = _closure_solutions(prob, method, all_solutions, tol)
     elif laws <= {"newton"}:
         s = kernels.impact(prob.D, prob.v_minus, prob.e_n, prob.e_t, prob.mu, prob.dim,
                            method=method, all_solutions=all_solutions, tol=tol,
                            energy="report", allow_superelastic=superelastic)
-        status = s.status
+        status, exhaustive = s.status, s.exhaustive
         sols = s.solutions if all_solutions else ([s] if np.isfinite(s.P).all() else [])
         raw = [(x.P, x.v_plus, x.modes) for x in (sols or [])]
     elif laws <= {"poisson"}:
-        status, raw = _poisson_solutions(prob, method, all_solutions, tol)
+        status, raw, exhaustive = _poisson_solutions(prob, method, all_solutions, tol)
     else:
         raise NotImplementedError("impact: active contacts mix the 'newton' and 'poisson' "
                                   f"laws ({dict(zip(prob.contacts, prob.law))}); use one law")
@@ -1165,10 +1178,12 @@ def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise"):
     if not outs:
         nan = np.full(system.nu, np.nan)
         return ImpactResult(dict(zip(system.u_names, nan.tolist())), nan, {}, {}, {}, T0,
-                            math.nan, "inconsistent", [], prob.contacts, nan, prob)
+                            math.nan, "inconsistent", [], prob.contacts, nan, prob,
+                            exhaustive)
     f = outs[0]
     return ImpactResult(f.v_plus, f.v_plus_array, f.impulses, f.modes, f.contact_velocities,
-                        T0, f.energy_after, status, outs, prob.contacts, dus[0], prob)
+                        T0, f.energy_after, status, outs, prob.contacts, dus[0], prob,
+                        exhaustive)
 
 
 def _impact_fallback(system, prob, method, tol, T0, gains):
@@ -1456,6 +1471,9 @@ class ContactForcesResult:
         (``U = D_nn - mu D_nt s``, ``s`` the sliding direction, ``F = b_n``).
     active : list of str
     problem : ContactProblem
+    exhaustive : bool
+        True when ``solutions`` are provably every consistent solution (see
+        :attr:`ImpactResult.exhaustive`).
     """
     status: str
     solutions: list
@@ -1467,6 +1485,7 @@ class ContactForcesResult:
     F: dict
     active: list
     problem: ContactProblem = field(default=None, repr=False)
+    exhaustive: bool = True
 
 
 def contact_forces(system, q, v, active=None, params=None, t=0.0, gap_tol=GAP_TOL,
@@ -1534,9 +1553,9 @@ def contact_forces(system, q, v, active=None, params=None, t=0.0, gap_tol=GAP_TO
     if sols:
         f = sols[0]
         return ContactForcesResult(s.status, sols, f.lam, f.modes, f.acc, f.udot, U, F,
-                                   prob.contacts, prob)
+                                   prob.contacts, prob, s.exhaustive)
     return ContactForcesResult(s.status, [], {}, {}, {}, np.full(nu, np.nan), U, F,
-                               prob.contacts, prob)
+                               prob.contacts, prob, s.exhaustive)
 
 
 def painleve(system, q, v, active=None, params=None, t=0.0, **kw):

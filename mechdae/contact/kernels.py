@@ -47,6 +47,9 @@ MAX_SOLUTIONS = int(_contact.MAX_SOLUTIONS)
 """Largest ``max_solutions`` (solution capacity of the enumeration)."""
 MAX_ITER = 2**31 - 1
 """Largest iteration count (``max_iter``, ``error_every``): a C int."""
+MAX_BOXES = int(_contact.MAX_BOXES)
+"""Default box budget (``max_boxes``) of one search of the sliding directions of several
+3D contacts sliding at once."""
 MAX_N = 46340
 """Largest contact-space size n (and LCP size of ``method="lcp"``): n*n fits a C int."""
 _METHODS = {"enum": 0, "lcp": 1, "nsgs": 2}
@@ -91,6 +94,15 @@ class ImpactSolution:
         examined).
     solutions : list of ImpactSolution or None
         Every consistent solution (``all_solutions=True`` with enumeration).
+    exhaustive : bool
+        True when ``solutions`` are provably all the consistent solutions and ``status``
+        is proven: the enumeration searched every mode combination completely (always in
+        2D; in 3D the sliding directions of several contacts sliding at once come from an
+        interval branch-and-bound search that certifies each root). False from
+        ``"lcp"``/``"nsgs"`` (one solution, no search), and from an enumeration whose
+        direction search ran out of ``max_boxes``, met more than 4 contacts sliding at
+        once, or could not decide a box (a multiple root): then ``"unique"`` means one
+        solution found, ``"inconsistent"`` none found, and more may exist.
     residual : float
         Siconos friction-contact error of ``P`` (0 up to round-off for an exact solution).
     method : str
@@ -106,6 +118,7 @@ class ImpactSolution:
     residual: float = 0.0
     method: str = "enum"
     iterations: int = 0
+    exhaustive: bool = True
 
 
 @dataclass
@@ -154,9 +167,13 @@ class PainleveSolution:
         inconsistency) or ``"indeterminate"`` (several).
     solutions : list of ContactForceSolution
         Every consistent solution (forces ``lam``, contact accelerations ``acc``, modes).
+    exhaustive : bool
+        True when ``solutions`` are provably all (see :attr:`ImpactSolution.exhaustive`;
+        in 3D, contacts at rest that may start sliding in directions to be found).
     """
     status: str
     solutions: list = field(default_factory=list)
+    exhaustive: bool = True
 
     @property
     def lam(self):
@@ -248,6 +265,7 @@ def _bad_input(code, index, dim, where=""):
         14: f"max_solutions: must be an integer in [1, {MAX_SOLUTIONS}]",
         15: f"max_iter: must be an integer in [1, {MAX_ITER}] (error_every too)",
         16: "slide_tol: must be a finite number >= 0",
+        18: f"max_boxes: must be an integer in [1, {MAX_ITER}]",
         17: f"W: invalid CSR structure (row {index}: indptr must start at 0 and not "
             "decrease, column indices must lie in [0, n))",
     }
@@ -376,7 +394,7 @@ def _choose_method(method, k, dim, mu):
 
 def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=None,
            all_solutions=False, tol=1e-9, max_iter=10000, energy="raise",
-           allow_superelastic=False, max_solutions=64):
+           allow_superelastic=False, max_solutions=64, max_boxes=MAX_BOXES):
     r"""Solve the impact problem with Newton restitution and Coulomb friction.
 
     Finds impulses ``P`` with ``v+ = v- + D P`` such that, per contact, with
@@ -397,8 +415,9 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
         Contact dimension.
     method : {"auto", "enum", "lcp", "nsgs"}
         ``"enum"``: every mode combination (exact in 2D; 3D sliding directions from an exact
-        angle search for one sliding contact, fixed-point iteration for several), reports
-        ambiguity; ``"lcp"``: friction-cone LCP solved by Lemke (exact in 2D, ``facets``-sided
+        angle search for one sliding contact, a certified interval branch-and-bound search
+        for up to 4 sliding at once; see ``exhaustive`` in :class:`ImpactSolution`),
+        reports ambiguity; ``"lcp"``: friction-cone LCP solved by Lemke (exact in 2D, ``facets``-sided
         inscribed polygon in 3D); ``"nsgs"``: nonsmooth Gauss-Seidel with an exact local
         solver (exact second-order cone). ``"auto"``: enumeration for k <= 6.
     facets : int, optional
@@ -416,6 +435,10 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
         Accept ``e_n, e_t > 1`` (the energy is then not checked).
     max_solutions : int
         Capacity for ``all_solutions``.
+    max_boxes : int
+        Box budget of each search of the sliding directions of several 3D contacts sliding
+        at once (about 40 us a box with 3 sliding); when spent, the result says
+        ``exhaustive=False``.
 
     Returns
     -------
@@ -451,10 +474,13 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
     muv = _per_contact(mu, k, "mu")
     method = _choose_method(method, k, dim, muv)
     _check_lcp_size(method, k, dim, facets)
+    max_boxes = check_count(max_boxes, "max_boxes", 1, MAX_ITER,
+                            " (box budget of the sliding-direction search)")
     cap = max_solutions if all_solutions else 2
-    (st, nsol, iters, resid, bad, bidx, P, vp, modes, dT) = _contact.impact(
+    (st, nsol, iters, resid, bad, bidx, P, vp, modes, dT, incomplete) = _contact.impact(
         D, v, en, et, muv, dim, _METHODS[method], facets, cap, max_iter, tol, tol,
-        bool(allow_superelastic))
+        bool(allow_superelastic), max_boxes)
+    exhaustive = method == "enum" and incomplete == 0
     if st == _BAD:
         raise _bad_input(bad, bidx, dim)
     if st in (_RAY, _MAX_ITER, _NOT_CONV, _NUMERICAL, _INFEASIBLE):
@@ -464,12 +490,13 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
         # fast path (one call per impact in simulations): first solution only
         return ImpactSolution(P[0], vp[0], tuple([MODE_NAMES[m] for m in modes[0].tolist()]),
                               float(dT[0]), "unique" if nsol == 1 else "ambiguous", None,
-                              resid, method, 0)
+                              resid, method, 0, exhaustive)
     if method == "enum":
         nstore = min(nsol, cap)
         ml = modes.tolist()
         sols = [ImpactSolution(P[i], vp[i], tuple([MODE_NAMES[m] for m in ml[i]]),
-                               float(dT[i]), "", None, resid if i == 0 else math.nan, method, 0)
+                               float(dT[i]), "", None, resid if i == 0 else math.nan, method, 0,
+                               exhaustive)
                 for i in range(nstore)]
         if st == _GAIN:
             status = "energy_gain"
@@ -482,11 +509,13 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
             out.solutions = sols if all_solutions else None
         else:
             out = ImpactSolution(np.full(n, np.nan), np.full(n, np.nan), ("",) * k, math.nan,
-                                 status, [] if all_solutions else None, math.nan, method, 0)
+                                 status, [] if all_solutions else None, math.nan, method, 0,
+                                 exhaustive)
     else:
         status = "energy_gain" if st == _GAIN else "solved"
         out = ImpactSolution(P[0], vp[0], tuple(MODE_NAMES[m] for m in modes[0]), float(dT[0]),
-                             status, [] if all_solutions else None, resid, method, iters)
+                             status, [] if all_solutions else None, resid, method, iters,
+                             False)
         if all_solutions:
             out.solutions = [out]
     if st == _GAIN and energy == "raise":
@@ -572,7 +601,8 @@ def impact_batch(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="enum", fac
 # acceleration level
 # ------------------------------------------------------------------------------------ #
 
-def contact_forces(D, b, v_t, mu, dim=2, slide_tol=1e-12, tol=1e-9, max_solutions=64):
+def contact_forces(D, b, v_t, mu, dim=2, slide_tol=1e-12, tol=1e-9, max_solutions=64,
+                   max_boxes=None):
     r"""Contact forces with sliding friction and their Painlevé classification.
 
     Contact accelerations ``a = D lam + b``. A contact sliding with velocity ``v_t != 0``
@@ -624,15 +654,17 @@ def contact_forces(D, b, v_t, mu, dim=2, slide_tol=1e-12, tol=1e-9, max_solution
         raise ValueError(f"v_t: expected {k * (dim - 1)} sliding velocity components "
                          f"({'(k,)' if dim == 2 else '(k, 2)'}), got shape {np.shape(v_t)}")
     muv = _per_contact(mu, k, "mu")
-    st, nsol, bad, bidx, lam, acc, modes = _contact.painleve(D, bb, vt, muv, dim,
-                                                             slide_tol, cap, tol)
+    max_boxes = MAX_BOXES if max_boxes is None else check_count(
+        max_boxes, "max_boxes", 1, MAX_ITER, " (box budget of the sliding-direction search)")
+    st, nsol, bad, bidx, lam, acc, modes, incomplete = _contact.painleve(
+        D, bb, vt, muv, dim, slide_tol, cap, tol, max_boxes)
     if st == _BAD:
         raise _bad_input(bad, bidx, dim)
     sols = [ContactForceSolution(lam[i].copy(), acc[i].copy(),
                                  tuple(MODE_NAMES[m] for m in modes[i]))
             for i in range(min(nsol, cap))]
     status = "unique" if nsol == 1 else ("indeterminate" if nsol > 1 else "inconsistent")
-    return PainleveSolution(status, sols)
+    return PainleveSolution(status, sols, incomplete == 0)
 
 
 # ------------------------------------------------------------------------------------ #
