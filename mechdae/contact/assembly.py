@@ -808,7 +808,8 @@ class ImpactResult:
         True when the search behind ``status`` and ``solutions`` was provably complete
         (see :attr:`mechdae.contact.kernels.ImpactSolution.exhaustive`): always for planar
         contacts with ``method="enum"``; in space, unless more than 4 contacts may slide
-        at once or the direction search ran out of its box budget (``max_boxes``). False
+        at once, the sliding set is statically indeterminate, or the direction search ran
+        out of its box budget. False
         from ``"lcp"``/``"nsgs"``. When False, ``"unique"`` / ``"inconsistent"`` mean one /
         no solution found, and others may exist.
     active : list of str

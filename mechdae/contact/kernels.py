@@ -101,7 +101,8 @@ class ImpactSolution:
         interval branch-and-bound search that certifies each root). False from
         ``"lcp"``/``"nsgs"`` (one solution, no search), and from an enumeration whose
         direction search ran out of ``max_boxes``, met more than 4 contacts sliding at
-        once, or could not decide a box (a multiple root): then ``"unique"`` means one
+        once or a statically indeterminate set of sliding contacts, or could not decide a
+        box (a multiple root): then ``"unique"`` means one
         solution found, ``"inconsistent"`` none found, and more may exist.
     residual : float
         Siconos friction-contact error of ``P`` (0 up to round-off for an exact solution).
