@@ -293,3 +293,41 @@ def test_painleve_two_contacts_starting_to_slide_complete():
     for s in out.solutions:
         assert law_error(D, b, mu, s.lam, 3) < 1e-9
     assert same_sets([s.lam for s in out.solutions], brute_force(D, b, mu, 3), D, b)
+
+
+def test_event_engine_marks_and_warns_when_a_search_was_not_exhaustive(monkeypatch):
+    # the kernel's flag is carried to the run: an impact decided from a search that was not
+    # complete is marked on its event and warned about (the engine never picks quietly)
+    ball = model_module("bouncing_ball").build().compile(stabilization=None)
+    real = kernels.impact
+
+    def partial_search(*a, **k):
+        out = real(*a, **k)
+        out.exhaustive = False
+        return out
+    monkeypatch.setattr(kernels, "impact", partial_search)
+    with pytest.warns(RuntimeWarning, match=r"not exhaustive"):
+        r = ball.simulate(0.5, q0={"y": 1.1}, method="event", zeno="early")
+    imp = [ev for ev in r.events if ev.kind == "impact"]
+    assert imp and all(ev.extra.get("exhaustive") is False for ev in imp)
+    # the physics is unchanged: the first impact at sqrt(2 h / g) with h = 1 m
+    assert imp[0].t == pytest.approx(math.sqrt(2 / 9.81), abs=1e-9)
+
+
+def test_lcp_impacts_are_exhaustive_only_when_provably_unique():
+    # 8 contacts go to Lemke; frictionless with a positive definite normal block the LCP has
+    # a P-matrix and one solution (exhaustive), with friction nothing is proved
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(16, 16))
+    D = A @ A.T + 16 * np.eye(16)
+    v = np.tile([-1.0, 0.3], 8)
+    free = impact(D, v, e_n=0.5, mu=0.0, dim=2, method="lcp")
+    assert free.exhaustive and np.all(free.P[0::2] >= 0)
+    rough = impact(D, v, e_n=0.5, mu=0.4, dim=2, method="lcp")
+    assert not rough.exhaustive
+    # a singular normal block (two contacts on one constraint direction) proves nothing
+    Ds = np.zeros((4, 4))
+    Ds[np.ix_([0, 2], [0, 2])] = 1.0
+    Ds[1, 1] = Ds[3, 3] = 1.0
+    assert not impact(Ds, [-1.0, 0.0, -1.0, 0.0], e_n=0.0, mu=0.0, dim=2,
+                      method="lcp").exhaustive

@@ -380,6 +380,22 @@ def _check_lcp_size(method, k, dim, facets):
                              "facets or method='nsgs'")
 
 
+def frictionless_unique(D, dim, mu):
+    """True when every contact is frictionless and the normal block of ``D`` is positive
+    definite: the complementarity problem (impact or contact forces) is then an LCP with a
+    P-matrix, whose solution is unique whichever method found it."""
+    mu = np.asarray(mu, float)
+    if mu.size and np.any(mu != 0):
+        return False
+    Dn = np.asarray(D, float)[::dim, ::dim]
+    try:
+        np.linalg.cholesky(0.5 * (Dn + Dn.T))
+    except np.linalg.LinAlgError:
+        return False
+    w = np.linalg.eigvalsh(0.5 * (Dn + Dn.T))
+    return bool(w[0] > 1e-10 * max(w[-1], 1e-300))
+
+
 def _choose_method(method, k, dim, mu):
     if method == "auto":
         if k <= 6:
@@ -481,7 +497,7 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
     (st, nsol, iters, resid, bad, bidx, P, vp, modes, dT, incomplete) = _contact.impact(
         D, v, en, et, muv, dim, _METHODS[method], facets, cap, max_iter, tol, tol,
         bool(allow_superelastic), max_boxes)
-    exhaustive = method == "enum" and incomplete == 0
+    exhaustive = (method == "enum" and incomplete == 0) or frictionless_unique(D, dim, muv)
     if st == _BAD:
         raise _bad_input(bad, bidx, dim)
     if st in (_RAY, _MAX_ITER, _NOT_CONV, _NUMERICAL, _INFEASIBLE):
@@ -516,7 +532,7 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
         status = "energy_gain" if st == _GAIN else "solved"
         out = ImpactSolution(P[0], vp[0], tuple(MODE_NAMES[m] for m in modes[0]), float(dT[0]),
                              status, [] if all_solutions else None, resid, method, iters,
-                             False)
+                             exhaustive)
         if all_solutions:
             out.solutions = [out]
     if st == _GAIN and energy == "raise":

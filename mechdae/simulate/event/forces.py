@@ -26,7 +26,9 @@ problem goes to the complementarity kernels:
   ``W = D``, ``q = b`` (the acceleration problem of a contact at rest is that problem).
 
 One solution is returned (status ``"solved"``): multiplicity is not examined (it is, by
-the enumeration, below the thresholds). A Lemke ray with a sliding contact whose
+the enumeration, below the thresholds); its ``exhaustive`` flag is True only where the
+solution is provably unique (frictionless contacts, positive definite normal block), and the
+engine marks and warns about the others. A Lemke ray with a sliding contact whose
 ``U = D_nn - mu s D_nt`` is negative is reported as ``"inconsistent"`` (Painlevé);
 any other failure raises :class:`mechdae.SolverError`.
 """
@@ -34,7 +36,7 @@ import numpy as np
 
 from ...errors import SolverError
 from ...contact.kernels import (ContactForceSolution, PainleveSolution, contact_forces,
-                                ENUM_MAX, solve_fc)
+                                ENUM_MAX, frictionless_unique, solve_fc)
 
 __all__ = ["solve_contact_forces", "ENUM_FRICTION", "ENUM_FRICTIONLESS"]
 
@@ -140,7 +142,10 @@ def _complementarity(D, b, vt, mu, nt, dim, slide_tol, tol):
                 1.0, float(np.max(np.abs(acc)))) else "stick")
         else:
             modes.append("stick")
-    return PainleveSolution("solved", [ContactForceSolution(lam, acc, tuple(modes))])
+    # one solution: it is the only one for frictionless contacts with a positive definite
+    # normal block (a P-matrix LCP), otherwise the run says the search was not exhaustive
+    return PainleveSolution("solved", [ContactForceSolution(lam, acc, tuple(modes))],
+                            exhaustive=frictionless_unique(D, dim, mu))
 
 
 def _lemke(D, b, F, stick, kinds, mu, dim, tol):

@@ -9,6 +9,8 @@ paradox) the energy-limited law is used (:mod:`mechdae.contact.energetic`). The 
 left with ``v_n^+ <= vel_tol`` go to the contact-force problem (:meth:`ModeLogic.decide`);
 accumulations of impacts are decided in :mod:`.accumulation`.
 """
+import warnings
+
 import numpy as np
 
 from ...errors import SolverError
@@ -16,7 +18,20 @@ from ..result import Event
 from .laws import sequential_impact, units
 from .phase import OPEN
 
-__all__ = ["ImpactLogic"]
+__all__ = ["ImpactLogic", "not_exhaustive"]
+
+
+def not_exhaustive(extra, sol, t, names, what):
+    """Mark an event whose search of all solutions was not complete (the kernel's
+    ``exhaustive`` flag: several contacts sliding in space past the proved search), and
+    warn once per call: the solution taken may not be the only one."""
+    if getattr(sol, "exhaustive", True):
+        return
+    extra["exhaustive"] = False
+    warnings.warn(f"t = {t:.12g}: the search of all {what} solutions at contacts {names} was "
+                  "not exhaustive (more sliding contacts than the complete search covers, or "
+                  "its budget ran out); the solution taken may not be the only one",
+                  RuntimeWarning, stacklevel=2)
 
 
 class ImpactLogic:
@@ -62,6 +77,7 @@ class ImpactLogic:
             vp = imp.v_plus
             extra = dict(status=imp.status,
                          modes=dict(zip([self.names[i] for i in idx], imp.modes)))
+            not_exhaustive(extra, imp, t, [self.names[i] for i in idx], "impact")
             if fallback is not None:
                 extra["law"] = "energy-limited"
                 extra["restitution_scale"] = fallback["scale"]

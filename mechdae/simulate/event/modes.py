@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import PainleveError, SolverError
 from ..result import Event
 from .forces import solve_contact_forces
+from .impacts import not_exhaustive
 from .phase import OPEN, CLOSED, STICK, SLIDE_POS, SLIDE_NEG, SLIDE_2D, SLIDING
 
 __all__ = ["ModeLogic"]
@@ -160,6 +161,7 @@ class ModeLogic:
             return self.decide(x, t, candidates, mode, record, cause)
         chosen = sol.solutions[0]
         extra = {}
+        not_exhaustive(extra, sol, t, [self.names[i] for i in idx], "contact-force")
         if sol.status == "indeterminate":
             # several consistent contact modes: take the one with the least normal force
             norms = [float(np.sum(s.lam[0::d])) for s in sol.solutions]
