@@ -61,6 +61,8 @@ class _Bar:
         self.t0, self.t1 = float(t0), float(t1)
         self.last = self.t0
         total = self.t1 - self.t0
+        if unit != "s" and total == int(total):
+            total = int(total)               # a count of items: "32/40", not "32.0/40.0"
         fmt = ("{desc}: {percentage:3.0f}%|{bar}| t = {n:.4g}/{total:.4g} s "
                "[{elapsed}<{remaining}]") if unit == "s" else None
         kw = dict(bar_format=fmt) if fmt else {}
@@ -70,7 +72,9 @@ class _Bar:
     def advance(self, t):
         t = min(float(t), self.t1)
         if t > self.last:
-            self.tq.update(t - self.last)
+            step = t - self.last
+            self.tq.update(int(step) if isinstance(self.tq.total, int) and step == int(step)
+                           else step)
             self.last = t
 
     def close(self):
