@@ -259,11 +259,13 @@ class BodyShape(_Inertial):
 
 # ---------------------------------------------------------------------- joints
 class _Joint(Component):
+    _frame = Frame                       # the spatial joints reuse this with their frame
+
     def __init__(self, name, cut=False):
         super().__init__(name)
         self.cut = bool(cut)
-        self.frame_a = self.connector(Frame, "frame_a")
-        self.frame_b = self.connector(Frame, "frame_b")
+        self.frame_a = self.connector(self._frame, "frame_a")
+        self.frame_b = self.connector(self._frame, "frame_b")
 
     def relation(self, phi, name="relation", **kw):
         """As :meth:`Component.relation`; a joint made with ``cut=True`` is where the loop it

@@ -373,27 +373,9 @@ class BodyCylinder(BodyShape):
 
 
 # ---------------------------------------------------------------------- joints
-class _Joint(Component):
-    _joint = True
-
-    def __init__(self, name, cut=False):
-        super().__init__(name)
-        self.cut = bool(cut)
-        self.frame_a = self.connector(Frame, "frame_a")
-        self.frame_b = self.connector(Frame, "frame_b")
-
-    def relation(self, phi, name="relation", **kw):
-        """As :meth:`Component.relation`; a joint made with ``cut=True`` is where the loop it
-        belongs to is cut (its rows become the loop's constraints)."""
-        if self.cut:
-            kw["loop_cut"] = 2
-        super().relation(phi, name, **kw)
-
-    def _axis(self, flange_cls, q):
-        self.axis = self.connector(flange_cls, "axis")
-        self.support = self.connector(flange_cls, "support")
-        self.define(self.axis, q)
-        self.define(self.support, 0.0)
+class _Joint(_pl._Joint):
+    """The planar joint base (frames, ``cut=True``, drive flanges) on spatial frames."""
+    _frame = Frame
 
     def _quaternion(self, n, angle0, w0):
         """Quaternion coordinates ``q0..q3`` (start: rotation by ``angle0`` about ``n``) and
