@@ -160,12 +160,17 @@ class World(Component):
         return [self.g * float(self.n[0]), self.g * float(self.n[1])]
 
     def _before_flatten(self, components):
-        worlds = [c for c in components if isinstance(c, World)]
-        if len(worlds) > 1 and worlds[0] is self:
-            return [f"{len(worlds)} Worlds ({', '.join(w.path for w in worlds)}): a model has "
-                    "one World (it defines the inertial frame and the gravity); connect every "
-                    "ground point to it or use pl.Fixed for further fixed points"]
-        return []
+        return _one_world(self, components, "pl")
+
+
+def _one_world(world, components, lib):
+    """Problems if the model has more than one World (reported once, by the first)."""
+    worlds = [c for c in components if isinstance(c, type(world))]
+    if len(worlds) > 1 and worlds[0] is world:
+        return [f"{len(worlds)} Worlds ({', '.join(w.path for w in worlds)}): a model has "
+                "one World (it defines the inertial frame and the gravity); connect every "
+                f"ground point to it or use {lib}.Fixed for further fixed points"]
+    return []
 
 
 class Fixed(Component):

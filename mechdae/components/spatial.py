@@ -196,12 +196,7 @@ class World(Component):
         return [self.g * float(self.n[k]) for k in range(3)]
 
     def _before_flatten(self, components):
-        worlds = [c for c in components if isinstance(c, World)]
-        if len(worlds) > 1 and worlds[0] is self:
-            return [f"{len(worlds)} Worlds ({', '.join(w.path for w in worlds)}): a model has "
-                    "one World (it defines the inertial frame and the gravity); connect every "
-                    "ground point to it or use sp.Fixed for further fixed points"]
-        return []
+        return _pl._one_world(self, components, "sp")
 
 
 class Fixed(Component):
