@@ -83,7 +83,9 @@ def attach_outputs(system, d, expr, lam, names):
         # every method)
         if not (x.numel() and expr.numel()):
             return [False] * len(names)
-        rows = set(ca.jacobian(expr, x).sparsity().row())
+        # the sparsity alone (building the Jacobian expression costs as much as the
+        # derivation of a long chain's equations)
+        rows = set(ca.jacobian_sparsity(expr, x).row())
         return [i in rows for i in range(len(names))]
 
     system._output_uses_lam = uses(lam)
