@@ -11,6 +11,15 @@
    models/nlink_chain.py (absolute angles, three shared parameters): compile time, nodes of
    the mass matrix, and simulate cost. Target: compile within 2x, the same cost per step.
    The spatial library's chain (``sp.Revolute`` about z) is reported beside it.
+   Then both chains again with ``compile(evaluate=True)`` (parameters folded in as numbers).
+
+   Measured (2 cores shared with four other sessions: absolute times +-50 %, ratios from one
+   run): default compile 0.91-1.6 s against 66-145 ms (ratio 11-23, target 2: not met; the
+   time is ~7,000 CasADi calls of 45-90 us in building, flattening and deriving), per rhs
+   1.3-1.6x (the relative-angle mass matrix has 25,871 instructions against 6,513, too large
+   to compile, so it runs interpreted with Adams). With ``evaluate=True`` the components' mass
+   matrix has 8,935 instructions, the right-hand side runs as generated C, and the cost per
+   rhs is 0.94-1.06x nlink_chain.py's (target 1: met); compile stays 11x.
 3. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
    flat equations per component) through every stage: component construction, flattening
    (alias elimination included), index reduction, derivation; the growth exponent between
@@ -153,6 +162,39 @@ def compare_pendulum_chain(n=30, repeat=3, spatial=True):
               f"max |dtheta(2 s)| {dev:.1e}")
 
 
+def compare_evaluated_chain(n=30, repeat=3):
+    """The same two chains compiled with ``evaluate=True`` (parameters folded in as numbers,
+    Modelica's Evaluate=true): the components' zero offsets and inertias vanish, so the
+    right-hand side is small enough to run as generated C."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "models" / "nlink_chain.py"
+    spec = importlib.util.spec_from_file_location("nlink_chain", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = {}
+    for label, build, q0 in (("nlink_chain.py", lambda: mod.build(n), {"theta1": 0.5}),
+                             ("planar components", lambda: pendulum_chain("planar", n),
+                              {"j1.phi": 0.5, "j2.phi": -0.5})):
+        for ev in (None, True):
+            t_c, s = best(lambda: build().compile(stabilization=None, evaluate=ev), repeat)
+            t0 = time.perf_counter()
+            s.simulate(2.0, q0=q0)                     # generates and compiles C (cached)
+            t_first = time.perf_counter() - t0
+            t_s, r = best(lambda: s.simulate(2.0, q0=q0), repeat)
+            rows[(label, ev)] = (t_c, t_s / r.stats["n_rhs"])
+            print(f"   {label:18s} evaluate={str(ev):5s}: compile {t_c * 1e3:7.1f} ms, M "
+                  f"{s.functions['M'].n_instructions():6d} instructions, first simulate "
+                  f"{t_first:6.2f} s, simulate 2 s {t_s * 1e3:7.1f} ms ({r.stats['n_rhs']} rhs, "
+                  f"{'C' if r.stats['compiled'] else 'interpreted'}, "
+                  f"{r.stats.get('lmm', 'bdf')}), per rhs {t_s / r.stats['n_rhs'] * 1e6:6.1f} us")
+    hand, comp = rows[("nlink_chain.py", None)], rows[("planar components", True)]
+    hand_ev = rows[("nlink_chain.py", True)]
+    print(f"   components evaluate=True against nlink_chain.py: compile ratio "
+          f"{comp[0] / hand[0]:4.1f} (against its evaluated build {comp[0] / hand_ev[0]:4.1f}), "
+          f"per rhs ratio {comp[1] / hand[1]:4.2f} ({comp[1] / hand_ev[1]:4.2f}); target 2 / 1")
+
+
 def stages(kind, N):
     t0 = time.perf_counter()
     m = chain_components(N // 2, damper=0.5) if kind == "msd" else rc_ladder(N)
@@ -178,6 +220,7 @@ def main():
     print(f"mechdae {md.__version__}; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}")
     compare_chain(30, repeat=1 if args.quick else 3)
     compare_pendulum_chain(30, repeat=1 if args.quick else 3, spatial=not args.quick)
+    compare_evaluated_chain(30, repeat=1 if args.quick else 3)
     sizes = [100, 300] if args.quick else [100, 300, 1000]
     for kind in ("msd", "rc"):
         ts = [stages(kind, N) for N in sizes]

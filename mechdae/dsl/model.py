@@ -858,7 +858,7 @@ class Model:
             self._flattened = True
         return self
 
-    def compile(self, stabilization="default"):
+    def compile(self, stabilization="default", evaluate=None):
         """Derive the equations of motion and return a frozen :class:`~mechdae.System`.
 
         Parameters
@@ -866,15 +866,24 @@ class Model:
         stabilization : Baumgarte, Mukharlyamov, Projection, list of them, None or "default"
             Constraint stabilization (see :mod:`mechdae.stabilization`); ``None`` is the
             plain index-1 form (drift shows).  ``"default"`` is ``Baumgarte(10, 10, 10)``.
+        evaluate : True, str or list of str, optional
+            Parameters folded into the equations at their default values (Modelica's
+            ``Evaluate=true``): names or patterns (``"b*.r[*]"``), or True for all. The
+            compiled equations are smaller and faster (zero offsets and inertias vanish);
+            the evaluated parameters are no longer parameters of the System
+            (``System.evaluated`` lists them with their values) and ``params=`` refuses
+            them by name. See :mod:`mechdae.dsl.evaluate`.
 
         Raises
         ------
         ModelError
             Listing every problem found in the model.
+        ValueError
+            ``evaluate`` names or patterns that match no parameter.
         """
         from ..symbolic import compile_model
         self.flatten()
-        return compile_model(self, stabilization)
+        return compile_model(self, stabilization, evaluate=evaluate)
 
     def __reduce__(self):
         """Pickle support: symbols and expressions travel as one serialized CasADi Function

@@ -99,6 +99,9 @@ class RunTable:
                     axes.append((prefix + k, _column(prefix + k, val)))
                     add_route(prefix + k, kind, k)
         free = [c for c, (k, _) in route.items() if k == "x"]
+        evald = [c for c in free if c in getattr(system, "evaluated", {})]
+        if evald:
+            raise ValueError(f"sweep: {system.unknown_parameter(evald[0])}")
         if free and state is None:
             raise ValueError(f"sweep: {', '.join(map(repr, free))} is not a parameter of model "
                              f"'{system.name}' (parameters: {', '.join(system.p_names) or 'none'})"

@@ -20,13 +20,13 @@ from .system import System
 __all__ = ["compile_model", "System"]
 
 
-def compile_model(model, stabilization="default"):
+def compile_model(model, stabilization="default", evaluate=None):
     """Derive the equations of ``model`` and return a frozen :class:`System`.
 
     Parameters
     ----------
     model : mechdae.Model
-    stabilization : see :meth:`mechdae.Model.compile`
+    stabilization, evaluate : see :meth:`mechdae.Model.compile`
 
     Raises
     ------
@@ -36,7 +36,9 @@ def compile_model(model, stabilization="default"):
         gaps depending on speeds or inputs, duplicate names, non-finite defaults, ...).
     """
     from ..stabilization import resolve
+    from ..dsl.evaluate import evaluated_model
     t0 = _time.perf_counter()
+    model, evaluated = evaluated_model(model, evaluate)
     problems = []
     try:
         rule, proj = resolve(stabilization)
@@ -65,6 +67,7 @@ def compile_model(model, stabilization="default"):
         raise ModelError([f"model '{model.name}': {p}" if not p.startswith("model '") else p
                           for p in uniq])
     sys = System(model, d, rule, proj, HK)
+    sys.evaluated = evaluated
     attach_outputs(sys, d, out_expr, out_lam, out_names)
     sys.compile_time = _time.perf_counter() - t0
     # seconds per stage: flattening (with alias elimination) happened in Model.flatten

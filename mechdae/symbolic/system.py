@@ -240,8 +240,7 @@ class System:
             for k, val in params.items():
                 i = index.get(k)
                 if i is None:
-                    raise ValueError(f"unknown parameter '{k}' for model '{self.name}'; "
-                                     f"parameters: {', '.join(self.p_names) or 'none'}")
+                    raise ValueError(self.unknown_parameter(k))
                 pv[i] = val if type(val) is float else _number(val, "params", k, self.name)
         # inf is meaningful for some parameters (friction = inf: no sliding); NaN never is
         s2 = pv @ pv                       # NaN iff some entry is NaN (squares: no inf - inf)
@@ -250,6 +249,17 @@ class System:
             raise ValueError(f"params: value of {', '.join(repr(b) for b in bad)} is NaN "
                              f"for model '{self.name}'; give a number")
         return pv
+
+    def unknown_parameter(self, name):
+        """The message for ``params={name: ...}`` naming no parameter of this System (an
+        evaluated one says so, with its value and the fix)."""
+        ev = getattr(self, "evaluated", {})
+        if name in ev:
+            return (f"parameter '{name}' of model '{self.name}' was evaluated at compile "
+                    f"(compile(evaluate=...)): its value {ev[name]!r} is part of the "
+                    "equations; compile without evaluating it to vary it")
+        return (f"unknown parameter '{name}' for model '{self.name}'; "
+                f"parameters: {', '.join(self.p_names) or 'none'}")
 
     def state_arrays(self, q=None, v=None, given_v=False):
         """``(q, u, v_extra, given_q, given_u)`` arrays from dicts/arrays (defaults filled).
