@@ -30,8 +30,11 @@ SIMULATION = dict(
 )
 
 
-def build(m=1.0, l=1.0, mu=0.5, g=9.81, mu_B=0.0, both_ends=True):
+def build(m=1.0, l=1.0, mu=0.5, g=9.81, mu_B=0.0, both_ends=True, e=0.0):
     """Build the rod; keyword arguments are parameter defaults (SI units).
+
+    ``e``: Newton restitution of the end ``A`` (plastic by default; method "unified"
+    needs ``e > 0``).
 
     ``both_ends``: end ``B`` is a contact too (frictionless unless ``mu_B``); False
     leaves only ``A``, the setting of Painlevé's paradox.
@@ -47,7 +50,8 @@ def build(m=1.0, l=1.0, mu=0.5, g=9.81, mu_B=0.0, both_ends=True):
     model.potential_energy(m * g * y)
     A = (x - l * md.cos(th), y - l * md.sin(th))
     B = (x + l * md.cos(th), y + l * md.sin(th))
-    model.contact("A", gap=A[1], tangent=A[0], friction=mu)
+    e = model.parameter("e", e, unit="1")
+    model.contact("A", gap=A[1], tangent=A[0], friction=mu, restitution=e)
     model.draw("rod", [A, B])
     model.draw("A", [A], kind="point")
     if both_ends:

@@ -45,6 +45,8 @@ import numpy as np
 
 from .._threads import LOCK as _LOCK
 from ..errors import SolverError
+from ._laws import contact_laws
+from ._unified_painleve import UnifiedPainleve
 from .partial import keeps_partial, on_failure
 from .result import Result, Event
 
@@ -103,8 +105,10 @@ def _unified_functions(system):
     v = ca.SX.sym("v")
     mode = ca.SX.sym("mode")
     # frozen per piece: sign(s), sign(s v), contact flag; then (nt > 0) the sliding
-    # direction of a sliding contact, frozen at the start of each step (zero: computed)
-    sig = ca.SX.sym("sig", 3 + nt)
+    # direction of a sliding contact, frozen at the start of each step (zero: computed);
+    # last, the Painlevé 'stay' flag (1: in contact with U < 0, F > 0, sliding on with
+    # lam_n = -F/U instead of the lift-off of (2.9))
+    sig = ca.SX.sym("sig", 4 + nt)
     x = ca.vertcat(q, ut, s, v)
     kappa = c["restitution"]
     mu = c["friction"] if nt else 0.0
@@ -167,7 +171,8 @@ def _unified_functions(system):
         utd_stick = utd_gen
     utd = ca.if_else(ca.logic_and(stick, ca.logic_and(contact, F <= 0)), utd_stick, utd_gen)
     sd = ca.if_else(contact, 0, Wk * v)
-    vd = ca.if_else(contact, ca.fmax(0, F), F * sgn_s / Wk)
+    stay = sig[3 + nt] > 0.5
+    vd = ca.if_else(contact, ca.if_else(stay, 0, ca.fmax(0, F)), F * sgn_s / Wk)
     xd = ca.vertcat(qd, utd, sd, vd)
     rhs = ca.Function("unified_rhs", [x, t, p, mode, sig], [xd])
     hh = ca.SX.sym("h")
@@ -179,9 +184,9 @@ def _unified_functions(system):
     step = ca.Function("unified_rk4", [x, t, hh, p, mode, sig], [xn])
     mon = ca.Function("unified_mon", [x, t, p, mode, sig],
                       [F, vt, u, gd, b, U, lam_stick, Wk])
-    Fn, vtn = mon(xn, t + hh, p, mode, sig)[:2]
+    Fn, vtn, _, _, _, Un = mon(xn, t + hh, p, mode, sig)[:6]
     stepmon = ca.Function("unified_stepmon", [x, t, hh, p, mode, sig],
-                          [xn, Fn, vtn if nt else ca.SX.zeros(1)])
+                          [xn, Fn, vtn if nt else ca.SX.zeros(1), Un])
     # initial mapping: (q, u) -> ut for a given gdot
     uu = ca.SX.sym("u", nu)
     gdot0 = ca.SX.sym("gd0")
@@ -259,18 +264,18 @@ def _state0(system, fs, qa, ua, pv):
         sig = [1.0, -1.0, 1.0]
     ut = np.array(ua, float)
     for _ in range(50):                       # ut = u - b(q, ut) gd (b depends on ut's direction)
-        b, _w = fs["init"](qa, ut, pv, 0.0, [1.0, 1.0, 0.0] + [0.0] * fs["nt"])
+        b, _w = fs["init"](qa, ut, pv, 0.0, [1.0, 1.0, 0.0] + [0.0] * (fs["nt"] + 1))
         new = ua - np.array(b).ravel() * gd
         if np.max(np.abs(new - ut)) < 1e-15 * (1 + np.max(np.abs(ut))):
             ut = new
             break
         ut = new
-    return np.concatenate([qa, ut, [s, v]]), k, sig + [0.0] * fs["nt"]
+    return np.concatenate([qa, ut, [s, v]]), k, sig + [0.0] * (fs["nt"] + 1)
 
 
 def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None,
                      method="unified", dt=1e-3, t_snap=None, event_tol=1e-13,
-                     max_events=100000, output_times=None, **ignored):
+                     max_events=100000, output_times=None, painleve=None, **ignored):
     r"""Integrate Ivanov's unified equations (module docstring) from ``t = 0``.
 
     Parameters
@@ -286,19 +291,29 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         ``t_snap`` the motion continues on the support. Default ``1e-4 * dt``.
     event_tol : float
         Time tolerance of event location (s).
+    painleve : None, {"liftoff", "stay", "raise"} or dict
+        The rule of the Painlevé cases (sliding with ``U <= 0``;
+        :mod:`mechdae.simulate._unified_painleve`): each is a ``"painleve"`` event listing
+        the alternatives; indeterminate (``F > 0``): lift-off (default, with a
+        RuntimeWarning), ``"stay"`` (slide on with ``N = -F/U``) or ``"raise"``;
+        inconsistent (``F < 0``, or an impact while sliding with ``U <= 0``):
+        :class:`mechdae.PainleveError`. ``"impact"`` is a rule of "event" and "auto" only.
 
     Returns
     -------
     Result
         ``res.q``, ``res.v`` (the physical speeds ``u``), ``res["unified.s"]``,
         ``res["unified.v"]`` in ``res.x``; events ``"impact"``, ``"apex"``, ``"liftoff"``,
-        ``"accumulation"``, ``"stick"``.
+        ``"accumulation"``, ``"stick"``, ``"painleve"``.
 
     Raises
     ------
     ValueError
         For a model with a number of contacts other than one, a rheonomic contact,
-        bilateral constraints or inputs.
+        bilateral constraints or inputs; ``painleve="impact"``.
+    PainleveError
+        A Painlevé case the ``painleve`` rule does not resolve (``err.partial``: the run
+        up to it).
     """
     wall0 = _time.perf_counter()
     _check(system)
@@ -306,6 +321,11 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     pv = system.param_vector(params)
     qa, ua, _, _, _ = system.state_arrays(q0, v0)
     x, k, sig = _state0(system, fs, qa, ua, pv)
+    if not k < 1.0:
+        raise ValueError(f"{system.name}: method 'unified' needs a restitution kappa > 0 at "
+                         f"contact '{system.contact_names[0]}' (seed 003: kappa in (0, 1]; "
+                         "W = 1 - k sign(s v), k = (1 - kappa)/(1 + kappa), vanishes at "
+                         "kappa = 0); use method='event' for a plastic contact")
     nq, nu = fs["nq"], fs["nu"]
     step, mon, stepmon = fs["step"], fs["mon"], fs["stepmon"]
     if isinstance(stepmon, _CFunction):
@@ -317,6 +337,11 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     cname = system.contact_names[0]
     ts, xs, sigs = [0.0], [x.copy()], [list(sig)]
     events = []
+    pain = UnifiedPainleve(system, painleve, params, events,
+                           lambda q_, u_, t_: float(sum(Ef(q_, u_, t_, pv))))
+    nt = fs["nt"]
+    friction = bool(nt) and not (isinstance(fs["mu"], (int, float)) and fs["mu"] == 0)
+    mu_v = float(contact_laws(system, pv)[2][0]) if friction else 0.0
     n_steps = n_calls = 0
     # a failure leaves with the Result of the steps so far (err.partial)
     on_failure(lambda err: _unified_result(system, fs, pv, ts, xs, sigs, events, output_times,
@@ -328,26 +353,38 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
                 np.array(b).ravel(), float(U), np.array(lam).ravel())
 
     def advance(xx, tt, hh):
-        xn_, F_, vt_ = stepmon(xx, tt, hh, pv, mode, sig)
+        xn_, F_, vt_, U_ = stepmon(xx, tt, hh, pv, mode, sig)
         return np.asarray(xn_, float).ravel(), float(np.asarray(F_).ravel()[0]), \
-            np.asarray(vt_, float).ravel()
+            np.asarray(vt_, float).ravel(), float(np.asarray(U_).ravel()[0])
 
-    def ev_values(xx, tt, ref, F, vt):
+    def ev_values(xx, tt, ref, F, vt, U):
         """Event functions whose sign change ends a smooth piece."""
         s, v = xx[nq + nu], xx[nq + nu + 1]
         vals = [s, v]
+        stay = sig[-1] > 0.5
         if sig[2] > 0.5:
-            vals.append(F)                               # liftoff
+            vals.append(-F if stay else F)               # liftoff ('stay': F down to 0)
         else:
             vals.append(np.nan)
-        if mode == 0 and fs["nt"] and ref is not None and ref[3] is not None:
+        sliding = mode == 0 and fs["nt"] and ref is not None and ref[3] is not None
+        if sliding:
             vals.append(float(np.dot(vt, ref[3])))       # end of sliding
+        else:
+            vals.append(np.nan)
+        if sliding and friction and sig[2] > 0.5:
+            vals.append(U if stay else -U)               # U through 0 (Painlevé)
+        elif friction and mode == 0 and sig[2] < 0.5 and ref is not None and ref[4] != 0:
+            vals.append(-U * ref[4])                     # U through 0 in flight: b singular
+        else:
+            vals.append(np.nan)
+        if friction and mode == 0 and sig[2] < 0.5 and ref is not None and ref[5] is not None:
+            vals.append(-float(np.dot(vt, ref[5])))      # sigma = W_t ut / |.| reverses
         else:
             vals.append(np.nan)
         return vals
 
     def pad(sg):
-        return list(sg) + [0.0] * fs["nt"]
+        return list(sg) + [0.0] * (fs["nt"] + 1)
 
     t = 0.0
     cur = None
@@ -355,17 +392,27 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         h = min(dt, t_final - t)
         s0, v0_ = x[nq + nu], x[nq + nu + 1]
         if cur is None:
-            cur = monitor(x, t)[:2]
-        if cur is None:
-            cur = monitor(x, t)[:2]
-        F0, vt0 = cur
+            mo = monitor(x, t)
+            cur = (mo[0], mo[1], mo[5])
+        F0, vt0, U0 = cur
         in_contact = sig[2] > 0.5
         sliding_dir = vt0 if (in_contact and mode == 0 and fs["nt"]
                               and np.linalg.norm(vt0) > 1e-12) else None
         if sliding_dir is not None:
             # freeze the sliding direction over the step (exact for a ball on a plane,
             # where it is constant during sliding: the parabola (3.8))
-            sig = sig[:3] + list(vt0 / np.linalg.norm(vt0))
+            sig = sig[:3] + list(vt0 / np.linalg.norm(vt0)) + [sig[-1]]
+            if friction:
+                stay = sig[-1] > 0.5
+                if stay and U0 >= 0:
+                    raise pain.jam(t, x[:nq], monitor(x, t)[2], F0, U0)
+                if (U0 <= 0 and not stay) or (stay and F0 <= 0):
+                    # Painlevé: sliding on the support with U <= 0 (seed 003 after (3.6))
+                    got = pain.on_support(t, x[:nq], monitor(x, t)[2], F0, U0, mu_v,
+                                          sig[3:3 + nt], nt)
+                    sig = sig[:-1] + [1.0] if got == "stay" else pad([1.0, 1.0, 0.0])
+                    cur = None
+                    continue
         elif in_contact and mode == 0 and fs["nt"] and fs["mu"] is not None:
             if not (isinstance(fs["mu"], (int, float)) and fs["mu"] == 0):
                 mode = 1.0                       # no sliding left in contact: roll
@@ -373,21 +420,21 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
                                     vt_after=vt0.copy(), direction=None))
                 cur = None
                 continue
-        ref = (s0, v0_, F0, sliding_dir)
-        g0 = [s0, v0_, F0 if in_contact else np.nan,
-              float(np.dot(vt0, sliding_dir)) if sliding_dir is not None else np.nan]
-        xn, Fn, vtn = advance(x, t, h)
+        ref = (s0, v0_, F0, sliding_dir, float(np.sign(U0)),
+               vt0 if not in_contact and np.linalg.norm(vt0) > 1e-12 else None)
+        g0 = ev_values(x, t, ref, F0, vt0, U0)
+        xn, Fn, vtn, Un = advance(x, t, h)
         n_steps += 1
         if not np.all(np.isfinite(xn)):
             raise SolverError(f"{system.name}: unified integration reached a non-finite "
                               f"state in the step from t = {t:.12g} to {t + h:.12g}")
-        g1 = ev_values(xn, t + h, ref, Fn, vtn)
+        g1 = ev_values(xn, t + h, ref, Fn, vtn, Un)
 
         def crossed(i, a, b_):
             if np.isnan(a) or np.isnan(b_):
                 return False
-            if i == 2:
-                return a <= 0 < b_                       # F from <= 0 to > 0
+            if i in (2, 4, 5):
+                return a <= 0 < b_                       # F from <= 0 to > 0; U to <= 0
             if i == 3:
                 return b_ <= 0 < a
             if i == 0:
@@ -395,21 +442,24 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             sv = sig[0] * sig[1]                                                    # v: 0
             return sig[2] < 0.5 and (b_ * sv < 0 or (b_ == 0 and a != 0))
 
-        hits = [i for i in range(4) if crossed(i, g0[i], g1[i])]
+        hits = [i for i in range(6) if crossed(i, g0[i], g1[i])]
         if not hits:
             x, t = xn, t + h
-            cur = (Fn, vtn)
+            cur = (Fn, vtn, Un)
             ts.append(t)
             xs.append(x.copy())
             sigs.append(list(sig))
             continue
+        def ev_at(hh, i):
+            xa, Fa, vta, Ua = advance(x, t, hh)
+            return ev_values(xa, t + hh, ref, Fa, vta, Ua)[i]
+
         # locate the earliest event by bisection + secant (Illinois) on the step length
         best_h, best_i = h, None
         for i in hits:
             lo, hi = 0.0, best_h
-            flo, fhi = g0[i], ev_values(*advance(x, t, hi)[:1], t + hi, ref,
-                                        *advance(x, t, hi)[1:])[i]
-            if i == 2:                                   # root of F (from <= 0)
+            flo, fhi = g0[i], ev_at(hi, i)
+            if i in (2, 4, 5):                           # root of F or U (from <= 0)
                 flo = min(flo, -1e-300)
             side = 0
             for _ in range(200):
@@ -418,8 +468,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
                 mid = (lo * fhi - hi * flo) / (fhi - flo) if fhi != flo else 0.5 * (lo + hi)
                 if not (lo < mid < hi):
                     mid = 0.5 * (lo + hi)
-                xm, Fm, vtm = advance(x, t, mid)
-                fm = ev_values(xm, t + mid, ref, Fm, vtm)[i]
+                fm = ev_at(mid, i)
                 n_calls += 1
                 if np.isnan(fm):
                     break
@@ -452,6 +501,9 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             ut = x_ev[nq:nq + nu]
             q_ = x_ev[:nq]
             um, up = ut + b * gm, ut + b * gp
+            if friction and mode == 0 and U <= 0:
+                # the sliding impact law (3.9) needs P_n = (gp - gm) / U < 0: Painlevé
+                raise pain.at_impact(t_ev, q_, um, gm, U)
             Tm, Vm = Ef(q_, um, t_ev, pv)
             Tp, Vp = Ef(q_, up, t_ev, pv)
             events.append(Event(t_ev, cname, "impact", impulse=np.array([(gp - gm) / U]),
@@ -467,6 +519,16 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         elif i == 1:
             events.append(Event(t_ev, cname, "apex"))
             sig = pad([sig[0], -sig[1], 0.0])
+        elif i in (4, 5) and sig[2] < 0.5:
+            what = ("U = w_n^T M^-1 (w_n - mu W_t^T sigma) passes through 0" if i == 4 else
+                    "the sliding direction sigma of W_t ut reverses")
+            raise SolverError(
+                f"{system.name}: method 'unified': {what} in flight at t = {t_ev:.12g}: the "
+                "impact direction b = M^-1 (w_n - mu W_t^T sigma) / U of the unified "
+                "variables (3.10) is singular or jumps there (Ivanov's H of (3.9) must be "
+                "differentiable); use method='event'")
+        elif i == 4 or (i == 2 and sig[-1] > 0.5):
+            pass          # U through 0, or F down to 0 on the 'stay' branch: checked next
         elif i == 2:
             events.append(Event(t_ev, cname, "liftoff"))
             sig = pad([1.0, 1.0, 0.0])  # leave the support: v' = F > 0 from here on

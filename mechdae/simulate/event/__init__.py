@@ -61,6 +61,7 @@ from ...errors import SolverError
 from .. import register_method
 from ..init import initial_state
 from ..inputs import resolve_inputs
+from .._painleve import painleve_rules
 from ..partial import keeps_partial, on_failure, seeded
 from ..smooth import stabilization_matrices
 from .engine import EventEngine, MAX_WINDOW
@@ -74,7 +75,7 @@ __all__ = ["simulate_event", "EventEngine", "ModeSet", "build_result", "event_op
 EVENT_RTOL, EVENT_ATOL = 1e-10, 1e-12   # smooth phases of "event" and "auto" (with contacts)
 
 DEFAULTS = dict(contact_stabilization=(20.0, 100.0, 20.0), samples_per_window=32,
-                event_tol=1e-10, gap_tol=1e-8, vel_tol=1e-8, painleve="raise", zeno=True,
+                event_tol=1e-10, gap_tol=1e-8, vel_tol=1e-8, painleve=None, zeno=True,
                 max_events=20000, max_step=None, integrator_options=None, n_out=501,
                 zeno_action="extrapolate", rest_velocity=None, rest_impacts=2,
                 energy_gain="fallback", impact_law="simultaneous")
@@ -89,6 +90,7 @@ def event_options(options, method="event", extra=()):
         raise TypeError(f"simulate(method={method!r}): unknown option(s) {sorted(unknown)}; "
                         f"options: {', '.join(sorted(set(opts) | set(extra)))}")
     opts.update(options)
+    painleve_rules(opts["painleve"])             # a bad rule fails before any work
     return opts
 
 
@@ -126,10 +128,16 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     rtol, atol : float
         cvodes tolerances of the smooth phases (defaults tighter than the smooth method's:
         event times inherit the integration error).
-    painleve : {"raise", "impact"}
-        On a Painlevé inconsistency raise :class:`mechdae.PainleveError` (time, contact,
-        ``U``, ``F`` in the message), or resolve it by an impact without collision (an
-        impact problem at zero normal velocity), recorded as a ``"painleve"`` event.
+    painleve : None, {"liftoff", "stay", "impact", "raise"} or dict
+        The rule of the Painlevé cases of the contact problem (:mod:`mechdae.simulate.
+        _painleve`), each recorded as a ``"painleve"`` event listing the alternatives.
+        Indeterminate (several consistent solutions): ``"liftoff"`` (default, with a
+        RuntimeWarning unless chosen), ``"stay"`` (slide on with ``lam_n = -F/U``),
+        ``"impact"`` (impact without collision) or ``"raise"``. Inconsistent (none):
+        :class:`mechdae.PainleveError` (time, contact, ``U``, ``F``, the alternatives in
+        the message and as attributes) unless ``"impact"`` resolves it by an impact
+        without collision (an impact problem at zero normal velocity). A dict
+        ``{"indeterminate": rule, "inconsistent": rule}`` sets the two separately.
     zeno : bool, "early" or dict
         Accumulations of impacts (:mod:`mechdae.simulate.event.accumulation`). ``True``
         (default): every impact is resolved until the series falls below the method's
@@ -199,7 +207,7 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     Raises
     ------
     PainleveError
-        A Painlevé inconsistency with ``painleve="raise"``.
+        A Painlevé case the ``painleve`` rule does not resolve (inconsistent, by default).
     SolverError
         Too many events or no progress. Every SolverError (PainleveError and
         EnergyGainError included) carries ``err.partial``, the Result up to the failure.
@@ -213,8 +221,6 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     """
     wall0 = _time.perf_counter()
     opts = event_options(options)
-    if opts["painleve"] not in ("raise", "impact"):
-        raise ValueError(f"painleve: must be 'raise' or 'impact', got {opts['painleve']!r}")
     specs = resolve_inputs(system, inputs)
     pv = system.param_vector(params)
     H, K, _ = stabilization_matrices(system, stabilization)

@@ -6,7 +6,9 @@ combination of a small set, Lemke / NSGS past it), posed
 in contact space: the rows ``W_c`` of the touching contacts, the Delassus matrix
 ``D = W_c M_c W_c^T`` and the free contact accelerations ``b`` (``M_c`` the inverse mass
 restricted by the bilateral constraints, :meth:`ModeLogic.contact_space`). Painlevé
-inconsistencies raise or are resolved by an impact without collision; closed contacts are
+cases (no or several consistent solutions) are recorded as ``"painleve"`` events with their
+alternatives and follow the run's ``painleve`` rule (:mod:`mechdae.simulate._painleve`:
+lift-off, stay, impact without collision, or raise); closed contacts are
 projected onto their surfaces (:meth:`ModeLogic.project_closed`).
 
 :class:`ModeLogic` is a part of :class:`mechdae.simulate.event.EventEngine` (it uses the
@@ -16,7 +18,8 @@ import math
 
 import numpy as np
 
-from ...errors import PainleveError, SolverError
+from ...errors import SolverError
+from .._painleve import label, painleve_error, painleve_rules, pick, warn_default
 from ..result import Event
 from .forces import solve_contact_forces
 from .impacts import not_exhaustive
@@ -103,8 +106,8 @@ class ModeLogic:
         return [i for i in range(self.nc) if mode[i] != OPEN or g[i] <= self.gap_tol]
 
     def decide(self, x, t, candidates, mode, record=True, cause=None, tol=1e-9):
-        """New mode for contacts in ``candidates`` from the contact-force problem."""
-        from ...contact.kernels import impact
+        """New mode for contacts in ``candidates`` from the contact-force problem (its
+        Painlevé cases follow the ``painleve`` rule: :meth:`_painleve_case`)."""
         nq, nu = self.nq_nu()
         tm = self.terms(x, t)
         u = x[nq:nq + nu]
@@ -127,46 +130,22 @@ class ModeLogic:
         mu = self.mu[idx]
         sol = solve_contact_forces(D, b, vt, mu, [self.nt[i] for i in idx], d,
                                    slide_tol=self.vel_tol, tol=tol)
-        if sol.status == "inconsistent":
-            U, Fv, who = self._painleve_numbers(D, b, vt, mu, idx)
-            msg = (f"Painlevé inconsistency at t = {t:.12g}: contact '{who}' sliding with "
-                   f"U = {U:.6g}, F = {Fv:.6g} (normal acceleration U lam_n + F has no "
-                   "solution lam_n >= 0); pass painleve='impact' to resolve it by an impact "
-                   "without collision")
-            if self.painleve != "impact":
-                err = PainleveError(msg)
-                err.t, err.contact, err.U, err.F = t, who, U, Fv
-                raise err
-            E0 = self.energy(x, t)
-            v_minus = vc.copy()
-            for a in range(len(idx)):
-                v_minus[a * d] = min(v_minus[a * d], 0.0)
-            imp = impact(D, v_minus, e_n=0.0, e_t=self.e_t[idx], mu=mu, dim=d,
-                         energy="report", all_solutions=True)
-            sols = imp.solutions or [imp]
-            # P = 0 is always consistent at zero normal speed: take the impulsive solution
-            imp = max(sols, key=lambda sl: float(np.sum(sl.P[0::d])))
-            if not np.sum(imp.P[0::d]) > 0:
-                err = PainleveError(msg + " (the impact problem has no impulsive solution)")
-                err.t, err.contact, err.U, err.F = t, who, U, Fv
-                raise err
-            x = x.copy()
-            x[nq:nq + nu] = u + MW @ imp.P
-            self.events.append(Event(t, who, "painleve", imp.P, E0, self.energy(x, t),
-                                     U=U, F=Fv, modes=imp.modes))
-            self.zero_steps += 1
-            if self.zero_steps > 20:
-                raise SolverError(f"t = {t:.12g}: impact without collision did not resolve "
-                                  f"the Painlevé inconsistency at '{who}'")
-            return self.decide(x, t, candidates, mode, record, cause)
-        chosen = sol.solutions[0]
         extra = {}
+        if sol.status in ("inconsistent", "indeterminate"):
+            chosen, x_imp = self._painleve_case(x, t, idx, sol, D, vc, vt, mu, MW, b)
+            if x_imp is not None:
+                # an impact without collision: the contact problem of the new velocities
+                self.zero_steps += 1
+                if self.zero_steps > 20:
+                    raise SolverError(f"t = {t:.12g}: impacts without collision did not "
+                                      "resolve the Painlevé case at contacts "
+                                      f"{[self.names[i] for i in idx]}")
+                return self.decide(x_imp, t, candidates, mode, record, cause)
+            if sol.status == "indeterminate":
+                extra["indeterminate"] = [s.modes for s in sol.solutions]
+        else:
+            chosen = sol.solutions[0]
         not_exhaustive(extra, sol, t, [self.names[i] for i in idx], "contact-force")
-        if sol.status == "indeterminate":
-            # several consistent contact modes: take the one with the least normal force
-            norms = [float(np.sum(s.lam[0::d])) for s in sol.solutions]
-            chosen = sol.solutions[int(np.argmin(norms))]
-            extra["indeterminate"] = [s.modes for s in sol.solutions]
         rest_rows = []
         for a, i in enumerate(idx):
             m = chosen.modes[a]
@@ -218,6 +197,79 @@ class ModeLogic:
                 E = self.energy(x, t)
                 self.events.append(Event(t, self.names[i], kind, None, E, E, mode=nw, **extra))
         return new, x
+
+    def _painleve_case(self, x, t, idx, sol, D, vc, vt, mu, MW, b):
+        """A Painlevé case of the contact problem (``sol.status`` inconsistent or
+        indeterminate): record a ``"painleve"`` event with the alternatives and follow the
+        run's ``painleve`` rule (:mod:`mechdae.simulate._painleve`).
+
+        Returns ``(solution, None)`` for a contact-force alternative, ``(None, x)`` after an
+        impact without collision; raises :class:`PainleveError` for ``"raise"`` (or a rule
+        whose alternative does not exist)."""
+        rules = self.__dict__.get("_pl_rules")
+        if rules is None:
+            rules = self._pl_rules = painleve_rules(self.painleve)
+        d = self.dim
+        nq, nu = self.nq_nu()
+        case = sol.status
+        U, Fv, who = self._painleve_numbers(D, b, vt, mu, idx)
+        names = [self.names[i] for i in idx]
+        alts = [dict(kind="modes", modes=dict(zip(names, s.modes)),
+                     lam={nm: s.lam[a * d:a * d + 1 + self.nt[i]].copy()
+                          for a, (nm, i) in enumerate(zip(names, idx))},
+                     closed=sum(m != "separate" for m in s.modes),
+                     normal=float(np.sum(s.lam[0::d]))) for s in sol.solutions]
+        label(alts)
+        imp = self._impulse_alternative(D, vc, mu, idx)
+        if imp is not None:
+            alts.append(dict(kind="impact", modes=dict(zip(names, imp.modes)),
+                             P={nm: imp.P[a * d:a * d + 1 + self.nt[i]].copy()
+                                for a, (nm, i) in enumerate(zip(names, idx))},
+                             closed=sum(m != "separate" for m in imp.modes),
+                             normal=float(np.sum(imp.P[0::d]))))
+        rule = rules[case]
+        k = pick(alts, rule)
+        E0 = self.energy(x, t)
+        last = self.events[-1] if self.events else None
+        repeat = (last is not None and last.kind == "painleve" and last.contact == who
+                  and last.extra.get("case") == case
+                  and abs(last.t - t) <= 1e-8 * max(1.0, abs(t)))
+        info = dict(case=case, rule=rule, alternatives=alts, chosen=k, U=U, F=Fv)
+        if k is None:
+            self.events.append(Event(t, who, "painleve", None, E0, E0, **info))
+            note = ("" if rule == "raise" else "the impact problem at zero normal velocity "
+                    "has no impulsive solution")
+            raise painleve_error("event", t, who, case, U, Fv, alts, note)
+        if alts[k]["kind"] == "impact":
+            x = np.array(x, float)
+            x[nq:nq + nu] = x[nq:nq + nu] + MW @ imp.P
+            self.events.append(Event(t, who, "painleve", imp.P, E0, self.energy(x, t),
+                                     modes=imp.modes, **info))
+            return None, x
+        if not repeat:
+            self.events.append(Event(t, who, "painleve", None, E0, E0, **info))
+            if case == "indeterminate" and rules["warn"]:
+                warn_default("event", t, who, U, Fv, alts, k, stacklevel=6)
+        return sol.solutions[k], None
+
+    def _impulse_alternative(self, D, vc, mu, idx):
+        """The impact without collision at the touching contacts (an impact problem with
+        ``e_n = 0`` at their normal velocities, clipped to <= 0): the solution with the
+        largest normal impulse, None when every solution has ``P_n = 0``."""
+        from ...contact.kernels import impact
+        d = self.dim
+        v_minus = vc.copy()
+        for a in range(len(idx)):
+            v_minus[a * d] = min(v_minus[a * d], 0.0)
+        try:
+            imp = impact(D, v_minus, e_n=0.0, e_t=self.e_t[idx], mu=mu, dim=d,
+                         energy="report", all_solutions=True)
+        except SolverError:
+            return None
+        sols = imp.solutions or [imp]
+        # P = 0 is always consistent at zero normal speed: take the impulsive solution
+        imp = max(sols, key=lambda sl: float(np.sum(sl.P[0::d])))
+        return imp if np.sum(imp.P[0::d]) > 0 else None
 
     def _painleve_numbers(self, D, b, vt, mu, idx):
         d = self.dim
