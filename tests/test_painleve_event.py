@@ -234,3 +234,17 @@ def test_unified_locates_the_jam_where_U_vanishes():
     assert p["th"][-1] == pytest.approx(th1, abs=1e-9)
     assert abs(info.value.U) < 1e-9 and info.value.F < 0
     assert p.events[-1].kind == "painleve"
+
+
+def test_timestepping_passes_the_inconsistent_case_by_the_tangential_impulse(rod):
+    """Moreau-Jean has no painleve rule (ValueError names the methods that do): its first
+    step at the inconsistent state applies the impulse of the impact without collision,
+    P = -D^-1 (0, v_t), up to the O(dt) impulse of gravity over the step."""
+    q, v = pr.sliding_state(TH0, -1.0, 0.0)
+    dt = 1e-4
+    res = rod.simulate(0.002, q0=q, v0=v, method="timestepping", dt=dt, store_impulses=True)
+    P = -np.linalg.solve(D_ref(TH0), [0.0, -1.0])
+    first = res.impulses[np.flatnonzero(res.impulses[:, 0] > 0)[0]]
+    np.testing.assert_allclose(first, P, atol=10 * G * dt)
+    with pytest.raises(ValueError, match="'event' or 'unified'"):
+        rod.simulate(0.01, q0=q, v0=v, method="timestepping", painleve="raise")

@@ -230,13 +230,22 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
     Raises
     ------
     ValueError
-        Bad options, or a model with extra variables.
+        Bad options, or a model with extra variables; ``painleve=`` (Painlevé cases are
+        passed by the step's impulses, not detected: methods "event", "unified").
     SolverError
         Non-finite state or a singular iteration matrix; ``err.partial`` is the Result of
         the steps stored before the failure.
     """
     from . import _step
     wall0 = _time.perf_counter()
+    if "painleve" in ignored:
+        raise ValueError(
+            f"{system.name}: method 'timestepping' has no painleve rule: each Moreau-Jean "
+            "step solves a velocity-level impulse problem, which always has a solution "
+            "(Anitescu & Potra 1997), so a Painlevé configuration (sliding with U <= 0) is "
+            "passed by impulses within a step — the impact without collision where no "
+            "contact force exists, whichever solution the solver reaches where several do — "
+            "and is not reported; use method='event' or 'unified' to see and choose it")
     if not (0.5 <= theta <= 1.0):
         raise ValueError(f"theta must be in [0.5, 1], got {theta}")
     if not dt > 0:
