@@ -46,6 +46,8 @@ import numpy as np
 from .._threads import LOCK as _LOCK
 from ..errors import SolverError
 from ._laws import contact_laws
+from ._unified_c import CFunction as _CFunction, fast as _fast
+from ._unified_law import impact_map_law
 from ._unified_painleve import UnifiedPainleve
 from .partial import keeps_partial, on_failure
 from .result import Result, Event
@@ -76,7 +78,7 @@ def _check(system):
                          "term without speeds); use method='event' or 'timestepping'")
 
 
-def unified_functions(system):
+def unified_functions(system, law=None):
     """CasADi Functions of the unified form (built once per System).
 
     Returns
@@ -86,15 +88,16 @@ def unified_functions(system):
     ``x = (q, ut, s, v)``; ``mode`` 0: frictionless or sliding, 1: rolling (stick).
     """
     cache = system.__dict__.setdefault("_unified", {})
-    if "f" in cache:
-        return cache["f"]
+    key = "f" if law is None else ("law",) + tuple(str(e) for e in law)
+    if key in cache:
+        return cache[key]
     with _LOCK:                   # built once, shared by the runs of every thread
-        if "f" not in cache:
-            cache["f"] = _unified_functions(system)
-    return cache["f"]
+        if key not in cache:
+            cache[key] = _unified_functions(system, law)
+    return cache[key]
 
 
-def _unified_functions(system):
+def _unified_functions(system, law=None):
     _check(system)
     d = system._d
     c = system.contacts[0]
@@ -110,16 +113,21 @@ def _unified_functions(system):
     # lam_n = -F/U instead of the lift-off of (2.9))
     sig = ca.SX.sym("sig", 4 + nt)
     x = ca.vertcat(q, ut, s, v)
-    kappa = c["restitution"]
+    kappa = c["restitution"] if law is None else law[0]
     mu = c["friction"] if nt else 0.0
     kappa = ca.SX(kappa) if not isinstance(kappa, ca.SX) else kappa
-    k = (1 - kappa) / (1 + kappa)
+    k = (1 - kappa) / (1 + kappa)          # k*(q) of (3.10): W* = 1 - k* sign(s v)
+    r_law = None if law is None else law[1]
     Wfull = d.W
     wn = Wfull[0, :].T
     Wt = Wfull[1:1 + nt, :]
     M = d.M
     # sliding direction from the continuous velocity ut
-    if nt and (not isinstance(mu, (int, float)) or mu > 0):
+    if nt and r_law is not None:
+        # the general law (3.9): tangential impulse r(q, ut) per unit normal impulse
+        vt = ca.mtimes(Wt, ut)
+        dirn_slide = wn + ca.mtimes(Wt.T, ca.substitute(r_law, d.u, ut))
+    elif nt and (not isinstance(mu, (int, float)) or mu > 0):
         vt = ca.mtimes(Wt, ut)
         nvt = ca.norm_2(vt)
         sdir = ca.if_else(nvt > 1e-14, vt / (nvt + 1e-300), ca.DM.zeros(nt))
@@ -172,7 +180,11 @@ def _unified_functions(system):
     utd = ca.if_else(ca.logic_and(stick, ca.logic_and(contact, F <= 0)), utd_stick, utd_gen)
     sd = ca.if_else(contact, 0, Wk * v)
     stay = sig[3 + nt] > 0.5
-    vd = ca.if_else(contact, ca.if_else(stay, 0, ca.fmax(0, F)), F * sgn_s / Wk)
+    # (3.11) from gdot = W* v sign s: v' = (F sign s - W*' v) / W*, W*' = -k*' sign(s v)
+    # (the paper prints + W*' v; k* constant: the term vanishes)
+    Wk_dot = -ca.jtimes(k, q, qd) * sig[1] if ca.depends_on(k, q) else 0
+    vd = ca.if_else(contact, ca.if_else(stay, 0, ca.fmax(0, F)),
+                    (F * sgn_s - Wk_dot * v) / Wk)
     xd = ca.vertcat(qd, utd, sd, vd)
     rhs = ca.Function("unified_rhs", [x, t, p, mode, sig], [xd])
     hh = ca.SX.sym("h")
@@ -183,7 +195,7 @@ def _unified_functions(system):
     xn = x + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
     step = ca.Function("unified_rk4", [x, t, hh, p, mode, sig], [xn])
     mon = ca.Function("unified_mon", [x, t, p, mode, sig],
-                      [F, vt, u, gd, b, U, lam_stick, Wk])
+                      [F, vt, u, gd, b, U, lam_stick, Wk, k])
     Fn, vtn, _, _, _, Un = mon(xn, t + hh, p, mode, sig)[:6]
     stepmon = ca.Function("unified_stepmon", [x, t, hh, p, mode, sig],
                           [xn, Fn, vtn if nt else ca.SX.zeros(1), Un])
@@ -198,51 +210,13 @@ def _unified_functions(system):
     return out
 
 
-class _CFunction:
-    """A CasADi Function evaluated through its generated C (ctypes), dense in and out.
-
-    The argument, result and work arrays belong to the object: a run takes its own copy
-    (:meth:`fresh`), so that runs in several threads do not share them."""
-
-    def fresh(self):
-        """A new evaluator of the same function with arrays of its own."""
-        return _CFunction(self.f, self.lib)
-
-    def __init__(self, f, lib):
-        import ctypes
-        self.f = f
-        self.lib = lib
-        self.cf = getattr(lib, f.name())
-        self.cf.restype = ctypes.c_int
-        self.ins = [np.zeros(f.numel_in(i)) for i in range(f.n_in())]
-        self.outs = [np.zeros(f.numel_out(i)) for i in range(f.n_out())]
-        P = ctypes.POINTER(ctypes.c_double)
-        self.arg = (P * max(1, f.sz_arg()))(*[a.ctypes.data_as(P) for a in self.ins])
-        self.res = (P * max(1, f.sz_res()))(*[a.ctypes.data_as(P) for a in self.outs])
-        self.iw = (ctypes.c_longlong * max(1, f.sz_iw()))()
-        self.w = (ctypes.c_double * max(1, f.sz_w()))()
-
-    def __call__(self, *args):
-        for buf, a in zip(self.ins, args):
-            buf[...] = a
-        if self.cf(self.arg, self.res, self.iw, self.w, 0):
-            raise RuntimeError(f"evaluation of {self.f.name()} failed")
-        return [o.copy() for o in self.outs]
-
-
-def _fast(f):
-    """Generated-C evaluator of ``f`` when a compiler works, else ``f`` itself."""
-    from ..codegen import library
-    lib = library([f], what="the unified equations")
-    return f if lib is None else _CFunction(f, lib.cdll)
-
-
 def _state0(system, fs, qa, ua, pv):
     """``(q, ut, s, v)`` from coordinates and speeds (s >= 0 from the gap)."""
     g = float(system.functions["gap"](qa, 0.0, pv))
     W = np.array(system.functions["W"](qa, 0.0, pv))
     gd = float(W[0] @ ua)
-    kap = float(ca.evalf(ca.substitute(ca.SX(fs["kappa"]), system._d.p, ca.DM(pv)))) \
+    kap = float(ca.evalf(ca.substitute(ca.substitute(ca.SX(fs["kappa"]), system._d.p,
+                                                      ca.DM(pv)), system._d.q, ca.DM(qa)))) \
         if isinstance(fs["kappa"], ca.SX) else float(fs["kappa"])
     k = (1 - kap) / (1 + kap)
     if g < -1e-12:
@@ -275,7 +249,8 @@ def _state0(system, fs, qa, ua, pv):
 
 def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None,
                      method="unified", dt=1e-3, t_snap=None, event_tol=1e-13,
-                     max_events=100000, output_times=None, painleve=None, **ignored):
+                     max_events=100000, output_times=None, painleve=None, impact_map=None,
+                     **ignored):
     r"""Integrate Ivanov's unified equations (module docstring) from ``t = 0``.
 
     Parameters
@@ -291,6 +266,16 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         ``t_snap`` the motion continues on the support. Default ``1e-4 * dt``.
     event_tol : float
         Time tolerance of event location (s).
+    impact_map : dict, optional
+        Ivanov's general impact law (3.9) ``gdot+ = -kappa* gdot-``, ``u+ = u- + gdot- H``:
+        ``{"restitution": kappa*, "tangential": r}`` with ``kappa*`` an expression of the
+        model's coordinates and parameters (values in (0, 1]) and ``r`` (``n_tangent``
+        expressions of coordinates, speeds and parameters, evaluated at the continuous
+        speeds ``ut``) the tangential impulse per unit normal impulse, so that
+        ``H = -(1 + kappa*) b``, ``b = M^-1 (w_n + W_t^T r) / (w_n^T M^-1 (w_n + W_t^T r))``
+        and (3.10) ``P = -H/(1 + kappa*) = b``. Default: the contact's restitution and
+        Coulomb sliding ``r = -mu sigma``. A differentiable ``r`` (e.g. ``-mu tanh(v_t /
+        v0)``) is what (3.10) asks for; in sustained contact ``r`` is the friction ratio.
     painleve : None, {"liftoff", "stay", "raise"} or dict
         The rule of the Painlevé cases (sliding with ``U <= 0``;
         :mod:`mechdae.simulate._unified_painleve`): each is a ``"painleve"`` event listing
@@ -317,7 +302,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     """
     wall0 = _time.perf_counter()
     _check(system)
-    fs = unified_functions(system)
+    fs = unified_functions(system, impact_map_law(system, impact_map))
     pv = system.param_vector(params)
     qa, ua, _, _, _ = system.state_arrays(q0, v0)
     x, k, sig = _state0(system, fs, qa, ua, pv)
@@ -340,17 +325,20 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     pain = UnifiedPainleve(system, painleve, params, events,
                            lambda q_, u_, t_: float(sum(Ef(q_, u_, t_, pv))))
     nt = fs["nt"]
-    friction = bool(nt) and not (isinstance(fs["mu"], (int, float)) and fs["mu"] == 0)
+    friction = bool(nt) and ((impact_map or {}).get("tangential") is not None
+                             or not (isinstance(fs["mu"], (int, float)) and fs["mu"] == 0))
     mu_v = float(contact_laws(system, pv)[2][0]) if friction else 0.0
+    # Coulomb's sliding impact: b jumps where sigma = W_t ut / |W_t ut| reverses
+    coulomb = friction and (impact_map or {}).get("tangential") is None
     n_steps = n_calls = 0
     # a failure leaves with the Result of the steps so far (err.partial)
     on_failure(lambda err: _unified_result(system, fs, pv, ts, xs, sigs, events, output_times,
                                            n_steps, n_calls, dt, wall0))
 
     def monitor(xx, tt):
-        F, vt, u, gd, b, U, lam, Wk = mon(xx, tt, pv, mode, sig)
+        F, vt, u, gd, b, U, lam, Wk, kk = mon(xx, tt, pv, mode, sig)
         return (float(F), np.array(vt).ravel(), np.array(u).ravel(), float(gd),
-                np.array(b).ravel(), float(U), np.array(lam).ravel())
+                np.array(b).ravel(), float(U), np.array(lam).ravel(), float(kk))
 
     def advance(xx, tt, hh):
         xn_, F_, vt_, U_ = stepmon(xx, tt, hh, pv, mode, sig)
@@ -377,7 +365,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             vals.append(-U * ref[4])                     # U through 0 in flight: b singular
         else:
             vals.append(np.nan)
-        if friction and mode == 0 and sig[2] < 0.5 and ref is not None and ref[5] is not None:
+        if coulomb and mode == 0 and sig[2] < 0.5 and ref is not None and ref[5] is not None:
             vals.append(-float(np.dot(vt, ref[5])))      # sigma = W_t ut / |.| reverses
         else:
             vals.append(np.nan)
@@ -496,7 +484,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             # impact: s through 0
             v_ = x_ev[vidx]
             x_ev[sidx] = 0.0 if abs(x_ev[sidx]) < 1e-300 else x_ev[sidx]
-            F, vt, u, gd, b, U, lam = monitor(x_ev, t_ev)
+            F, vt, u, gd, b, U, lam, k = monitor(x_ev, t_ev)      # k*(q) at the impact
             gm, gp = -(1 + k) * abs(v_), (1 - k) * abs(v_)
             ut = x_ev[nq:nq + nu]
             q_ = x_ev[:nq]
