@@ -24,6 +24,7 @@ rejects that rule before it starts.
 """
 import numpy as np
 
+from ..errors import SolverError
 from ._painleve import label, painleve_error, painleve_rules, pick, warn_default
 from .result import Event
 
@@ -49,7 +50,7 @@ def _impulsive(system, q, u, params, cname, t):
     try:
         out = system.impact(q, u, active=[cname], all_solutions=True, params=params, t=t,
                             energy_gain="fallback")
-    except Exception:  # noqa: BLE001 - an alternative that cannot be listed is left out
+    except (SolverError, ValueError):      # no impact solution to list (the kernel says why)
         return []
     alts = []
     for sol in out.solutions:

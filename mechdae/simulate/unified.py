@@ -37,6 +37,11 @@ plane it is constant: the parabola (3.8)), so the end of sliding is a clean sign
 When impacts accumulate (the next flight would last less than ``t_snap``) the state is
 put on ``s = v = 0`` (the attractor of (2.8)–(2.9), Ivanov's Lyapunov function (2.17)),
 recorded as an ``"accumulation"`` event. One CasADi call per RK4 step (Python loop).
+
+Ivanov's general impact law (3.9) replaces Coulomb's sliding impact with
+``impact_map=`` (:mod:`._unified_law`). Where friction makes ``U <= 0`` (Painlevé, which
+the paper leaves aside after (3.6)) the run records a ``"painleve"`` event and follows its
+``painleve`` rule (:mod:`._unified_painleve`).
 """
 import time as _time
 
