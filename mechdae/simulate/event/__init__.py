@@ -78,7 +78,7 @@ DEFAULTS = dict(contact_stabilization=(20.0, 100.0, 20.0), samples_per_window=32
                 event_tol=1e-10, gap_tol=1e-8, vel_tol=1e-8, painleve=None, zeno=True,
                 max_events=20000, max_step=None, integrator_options=None, n_out=501,
                 zeno_action="extrapolate", rest_velocity=None, rest_impacts=2,
-                energy_gain="fallback", impact_law="simultaneous")
+                energy_gain="fallback", impact_law="simultaneous", phase_integrator="auto")
 
 
 def event_options(options, method="event", extra=()):
@@ -189,6 +189,16 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
         ``extra["step"]``); a dict ``{contact: law}`` sets it per contact (left out:
         simultaneous; the simultaneous contacts of an impact act as one unit of the
         sequence).
+    phase_integrator : {"auto", "rk", "cvodes"}
+        How the smooth phases are integrated. ``"auto"`` (default): generated C of each
+        mode's right-hand side and event functions driven by a C Dormand-Prince 5(4)
+        integrator (``csrc/mdae_ode.c``: event functions sampled on its continuous
+        extension, roots located by re-integrated steps; Python is called only at events),
+        and cvodes for a stretch its stiffness test flags (steps held below
+        ``max_step / (8 samples_per_window)`` by stability) or when no C compiler works;
+        ``"rk"``: always the C integrator (an error without a compiler); ``"cvodes"``: the
+        cvodes windows of CasADi. ``rtol``/``atol`` mean the same in each: an error per
+        step below ``atol + rtol |excursion|``.
     max_step : float, optional
         Largest window of one integrator call (s; default ``MAX_WINDOW`` = 0.2 s, a fixed
         value independent of ``t_final``); events are looked for at

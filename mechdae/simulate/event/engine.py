@@ -20,6 +20,8 @@ from .impacts import ImpactLogic
 from .laws import contact_laws_option
 from .location import first_crossing, locate
 from .modes import ModeLogic
+from .compiled import (compiled_terms, stable_step, stabilization_eigenvalues,
+                       terms_cfunction)
 from .phase import OPEN, SLIDE_2D, ModeSet, Buffered, offsets, terms_function
 
 __all__ = ["EventEngine", "MAX_WINDOW"]
@@ -80,7 +82,28 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
                 if tf is None:
                     tf = system._integrators[tkey] = terms_function(system, specs)
         self.terms_f = tf
-        self._terms_call = Buffered(tf)
+        self.phase_integrator = o.get("phase_integrator", "auto")
+        if self.phase_integrator not in ("auto", "rk", "cvodes"):
+            raise ValueError(f"phase_integrator: must be 'auto', 'rk' or 'cvodes', got "
+                             f"{self.phase_integrator!r}")
+        self._terms_call = None
+        if self.phase_integrator != "cvodes":
+            ckey = ("event-terms-c", self.skey)
+            ct = system._integrators.get(ckey, False)
+            if ct is False:
+                with _LOCK:
+                    ct = system._integrators.get(ckey, False)
+                    if ct is False:
+                        ct = system._integrators[ckey] = compiled_terms(tf)
+            if ct is not None:
+                self._terms_call = terms_cfunction(ct)
+        if self._terms_call is None:
+            self._terms_call = Buffered(tf)
+        self._phases = {}
+        self._h0 = 0.0                # first Runge-Kutta step of a continuation (0: auto)
+        self._stiff_mode = None       # a mode found stiff: cvodes for a window (see advance)
+        self._stiff_tries = 0
+        self.n_steps = self.n_rk = 0
         self._terms_memo = {}
         self.events = []
         self.samples_t, self.samples_x, self.samples_mode = [], [], []
@@ -193,8 +216,10 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
     def advance(self, t_stop, out_times, monitor=None):
         """Integrate to ``t_stop`` recording the states at ``out_times`` and at events.
 
-        Output points inside a window are cubic Hermite interpolants of the window's
-        sub-samples (states and their derivatives); event states are integrated exactly.
+        A mode with generated C (:meth:`phase`) is integrated by ``csrc/mdae_ode.c`` up to
+        its next event (outputs from the Runge-Kutta continuous extension); otherwise
+        window by window with cvodes (outputs: cubic Hermite interpolants of the window's
+        sub-samples). Event states are integrated exactly in both.
 
         Returns
         -------
@@ -209,47 +234,35 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
         # outputs would coarsen with t_final. Each cvodes call has a fixed cost (start-up of
         # its step size and order), so a window spans a whole flight when it can: the first
         # is as long as allowed, one after an event as long as the previous inter-event
-        # time, and they grow 4x while nothing happens
+        # time, and they grow 4x while nothing happens (the C integrator samples the event
+        # functions on the same windows)
         h_max = self.h_max or MAX_WINDOW
         h = min(h_max, span)
         h_min = 1e-13 * max(1.0, abs(t_stop))
         last_event_t = self.t
         self._refresh()
         while self.t < t_stop - 1e-14 * max(1.0, abs(t_stop)):
-            ms = self.modeset(self.mode)
-            window, shoot, core = self.calls(self.mode)
-            tb = min(self.t + h, t_stop)
+            tb = t_stop
             if self.pending is not None and self.pending[0] <= tb:
                 tb = self.pending[0]
-            T = tb - self.t
-            if T <= 1e-15 * max(1.0, abs(tb)):
-                self._advance_to(tb, [], [], [])
+            ph = None if self._stiff_mode == self.mode else self.phase(self.mode)
+            if ph is not None:
+                which = self._rk(ph, tb, h, h_max)
+            else:
+                which, h = self._window(tb, h, h_max)
+                if which is None and self._stiff_mode == self.mode and self._stiff_tries < 3:
+                    # a stiff stretch may be transient (a spatial slide starting from rest):
+                    # the C integrator is tried again after each cvodes window, thrice
+                    self._stiff_mode = None
+            if which is None:
                 continue
-            X, E, Xd, Ed = window(self.x, self.P(self.t, T))
-            self.n_windows += 1
-            K = ms.K
-            tgrid = self.t + T * np.arange(1, K + 1) / K
-            ev0 = self.ev
-            j, fired, self.off = first_crossing(ev0, E, self._event_shift(ms))
-            if j is None:
-                self.ev, self.evd = E[:, -1].copy(), Ed[:, -1].copy()
-                self._advance_to(tb, tgrid, X.T, Xd.T)
-                h = min(4.0 * T, h_max)
-                continue
-            ta = self.t + T * j / K
-            xa = self.x if j == 0 else X[:, j - 1].copy()
-            ea = ev0 if j == 0 else E[:, j - 1]
-            eda = self.evd if j == 0 else Ed[:, j - 1]
-            t_e, x_e, e_e, which = self._locate(ta, xa, ea, eda, tgrid[j], X[:, j], E[:, j],
-                                                Ed[:, j], fired)
-            xd_e = self._xdot(x_e, t_e)
-            self._advance_to(t_e, list(tgrid[:j]) + [t_e], list(X.T[:j]) + [x_e],
-                             list(Xd.T[:j]) + [xd_e], final_sample=False)
-            self.ev = e_e
             self.record()
             self._handle(which)
             self.x = self.project_closed(self.x, self.t, self.mode)
             self.record()
+            self._stiff_mode = None
+            self._stiff_tries = 0
+            self._h0 = 0.0
             self._refresh()
             dt_ev = self.t - last_event_t
             last_event_t = self.t
@@ -262,14 +275,139 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
                 return "monitor"
         return "done"
 
+    # ---------------------------------------------------------------- compiled phases
+    def phase(self, mode):
+        """``(Phase, rhs, ev, lam)`` of ``mode`` in C for this engine, or None (cvodes:
+        ``phase_integrator="cvodes"``, no working compiler, or no scalar form)."""
+        got = self._phases.get(mode, False)
+        if got is False:
+            got = None
+            if self.phase_integrator != "cvodes":
+                ms = self.modeset(mode)
+                cm = ms.compiled()
+                if cm is not None:
+                    from .. import _ode
+                    rhs, ev, lam = cm.functions()
+                    ph = _ode.Phase(rhs, ev if cm.ne else None, cm.nx, cm.ne,
+                                    self._event_shift(ms) if cm.ne else None)
+                    got = (ph, rhs, ev, lam, self._stable_step(mode))
+                elif self.phase_integrator == "rk":
+                    raise SolverError(f"{self.system.name}: phase_integrator='rk' needs "
+                                      "generated C (a working C compiler, CC, and "
+                                      "MECHDAE_CODEGEN not 0); use phase_integrator='auto' "
+                                      "to fall back to cvodes")
+            self._phases[mode] = got
+        return got
+
+    def _stable_step(self, mode):
+        """Largest step keeping the stabilized constraint errors of ``mode`` decaying
+        (:func:`.compiled.stable_step`; 0: no bound)."""
+        a, b, g = self.gains
+        m, r = self.system.m, self.system.m + self.system.k
+        bil = (self.H, self.K, m) if r and (np.any(self.H) or np.any(self.K)) else (None, None, 0)
+        closed = not all(mo == OPEN for mo in mode)
+        memo = self.__dict__.setdefault("_stable_memo", {})
+        if closed not in memo:
+            lams = stabilization_eigenvalues(a, b, g, *bil)
+            h = stable_step(lams if closed else lams[3:])
+            memo[closed] = 0.0 if not np.isfinite(h) else h
+        return memo[closed]
+
+    def _rk(self, ph, tb, window, h_max):
+        """Integrate the current mode in C to ``tb`` or its first event; returns the
+        ``(contact, kind)`` of the functions that fired, or None."""
+        phase = ph[0]
+        mode = self.mode
+        auto = self.phase_integrator == "auto"
+        try:
+            r = phase.run(self.t, self.x, tb, self.P(self.t, 0.0), h0=self._h0,
+                          rtol=self.rtol, atol=self.atol, window=window, window_max=h_max,
+                          nsub=self.nsub, event_tol=self.event_tol,
+                          stiff_h=h_max / (8 * self.nsub) if auto else 0.0,
+                          t_out=self.out_times[self.k_out:], h_stab=ph[4],
+                          max_steps=200000 if auto else 10000000)
+        except RuntimeError as exc:
+            if not auto:
+                raise SolverError(f"{self.system.name}: {exc} (mode {mode!r}); "
+                                  "phase_integrator='auto' hands such phases to cvodes") from exc
+            self._stiff_mode = mode            # step size underflow or too many steps
+            self._stiff_tries += 1
+            return None
+        self.n_rk += 1
+        self.n_steps += r["steps"]
+        self.n_shoots += r["shoots"]
+        T = r["T_out"]
+        if T.size:
+            self._note_dref(len(self.samples_t))
+            self.samples_t.extend(T.tolist())
+            self.samples_x.extend(r["X_out"])
+            self.samples_mode.extend([mode] * T.size)
+            self.k_out += T.size
+        self.t, self.x, self.xd = float(r["t"]), r["x"], r["xdot"]
+        self._h0 = r["h"]
+        if phase.ne:
+            self.ev, self.evd = r["e"], r["edot"]
+        outcome = r["outcome"]
+        if outcome == 1:                       # _ode.EVENT
+            desc = self.modeset(mode).desc
+            return [desc[k] for k in r["fired"]]
+        if outcome == 2:                       # _ode.STIFF: cvodes for a while
+            self._stiff_mode = mode
+            self._stiff_tries += 1
+            self._refresh()
+        elif self.pending is not None and self.pending[0] <= self.t * (1 + 1e-15):
+            self._record_pending()
+        return None
+
+    def _window(self, tb, h, h_max):
+        """One cvodes window of the current mode towards ``tb``; returns ``(which, h)``:
+        the fired ``(contact, kind)`` (None: no event) and the next window's length."""
+        ms = self.modeset(self.mode)
+        window = self.calls(self.mode)[0]
+        tb = min(self.t + h, tb)
+        T = tb - self.t
+        if T <= 1e-15 * max(1.0, abs(tb)):
+            self._advance_to(tb, [], [], [])
+            return None, h
+        X, E, Xd, Ed = window(self.x, self.P(self.t, T))
+        self.n_windows += 1
+        K = ms.K
+        tgrid = self.t + T * np.arange(1, K + 1) / K
+        ev0 = self.ev
+        j, fired, self.off = first_crossing(ev0, E, self._event_shift(ms))
+        if j is None:
+            self.ev, self.evd = E[:, -1].copy(), Ed[:, -1].copy()
+            self._advance_to(tb, tgrid, X.T, Xd.T)
+            return None, min(4.0 * T, h_max)
+        ta = self.t + T * j / K
+        xa = self.x if j == 0 else X[:, j - 1].copy()
+        ea = ev0 if j == 0 else E[:, j - 1]
+        eda = self.evd if j == 0 else Ed[:, j - 1]
+        t_e, x_e, e_e, which = self._locate(ta, xa, ea, eda, tgrid[j], X[:, j], E[:, j],
+                                            Ed[:, j], fired)
+        xd_e = self._xdot(x_e, t_e)
+        self._advance_to(t_e, list(tgrid[:j]) + [t_e], list(X.T[:j]) + [x_e],
+                         list(Xd.T[:j]) + [xd_e], final_sample=False)
+        self.ev = e_e
+        return which, h
 
     def _refresh(self):
         """Event values, their rates and ``x'`` of the current mode at the current state."""
         self._update_dref()
-        out = self.calls(self.mode)[2](self.x, self.t, self.P(self.t, 0.0))
+        P = self.P(self.t, 0.0)
+        ph = self.phase(self.mode)
+        if ph is not None:
+            self.xd = ph[1](self.x, self.t, P)[0].ravel()
+            e, ed = ph[2](self.x, self.t, P)
+            self.ev, self.evd = e.ravel(), ed.ravel()
+            return
+        out = self.calls(self.mode)[2](self.x, self.t, P)
         self.xd, self.ev, self.evd = out[0].ravel(), out[2].ravel(), out[3].ravel()
 
     def _xdot(self, x, t):
+        ph = self.phase(self.mode)
+        if ph is not None:
+            return ph[1](x, t, self.P(t, 0.0))[0].ravel()
         return self.calls(self.mode)[2](x, t, self.P(t, 0.0))[0].ravel()
 
     def _advance_to(self, tb, ts, Xs, Xds, final_sample=True):

@@ -4,7 +4,8 @@ The engine records states at the output times and before/after each event
 (``samples_t``, ``samples_x``, ``samples_mode``); the Result gets the usual
 post-processing (:func:`mechdae.simulate.smooth.postprocess`), the events in time order,
 the contact forces ``[lambda_n, lambda_t...]`` of the mode in force at each sample
-(:meth:`.phase.ModeSet.forces`, one cached map per mode) and the modes.
+(the mode's generated C, else :meth:`.phase.ModeSet.forces`, one cached map per mode)
+and the modes.
 """
 import time as _time
 
@@ -39,12 +40,15 @@ def contact_force_arrays(engine):
             continue
         if all(mo == OPEN for mo in m):
             continue                             # no contact closed: zero forces
-        ms = eng.modeset(m)
         P0 = eng.P(0.0, 0.0)
         if eng.nc:
             # spatial sliding: the reference directions in force at these samples
             P0[-2 * eng.nc:] = log[j][1] if j >= 0 else 0.0
-        lam = ms.forces(X_all[ks].T, t_all[ks], P0)
+        ph = eng.phase(m)
+        if ph is not None:           # generated C, one call per sample
+            lam = ph[3].columns(X_all[ks].T, t_all[ks], P0)
+        else:
+            lam = eng.modeset(m).forces(X_all[ks].T, t_all[ks], P0)
         for i, n in enumerate(eng.names):
             o = eng.offs[i]
             out[n][ks] = lam[o:o + 1 + eng.nt[i]].T
@@ -57,6 +61,7 @@ def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
     X = np.array(engine.samples_x).T
     stats = dict(stats)
     stats.update(n_windows=engine.n_windows, n_shoots=engine.n_shoots,
+                 n_rk_phases=engine.n_rk, n_rk_steps=engine.n_steps,
                  modes=sorted({m for m in engine.samples_mode if m is not None}))
     res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report,
                       events=sorted(engine.events, key=lambda e: e.t))

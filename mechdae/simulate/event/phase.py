@@ -275,6 +275,11 @@ def _mode_core(system, specs, mode, gains):
 class ModeSet:
     """Integrator, event and force Functions of one mode (cached on the System).
 
+    The phase is integrated in C where a compiler works (:meth:`compiled`: generated C of
+    the right-hand side, event functions and contact forces, driven by
+    ``csrc/mdae_ode.c``), else by the cvodes ``window`` and ``shoot`` integrators (built on
+    first use).
+
     Attributes
     ----------
     mode : str
@@ -295,48 +300,86 @@ class ModeSet:
         self.mode = mode
         core, desc = _mode_core(system, specs, mode, gains)
         # scalar (SX) form where the mode's expressions have one: the integrator's
-        # right-hand side and the event functions evaluate 3-4x faster
+        # right-hand side and the event functions evaluate 3-4x faster (and compile to C)
         try:
             core = core.expand()
-            sym = ca.SX.sym
+            self.scalar = True
         except Exception:   # noqa: BLE001 - no SX form (external calls): keep MX
-            sym = ca.MX.sym
+            self.scalar = False
         self.core, self.desc = core, desc
-        nx = system.nq + system.nu + system.nv
-        _, _, _, nP = _layout(system)
-        # the integrated state is the excursion z = x - x0 from the window's initial state
-        # (a parameter): cvodes' relative tolerance then applies to the motion within the
-        # window, not to the coordinates' magnitude (a bounce of 1e-8 m at y = 0.1 m keeps
-        # its relative accuracy, and so its flight time)
-        z = sym("z", nx)
-        tau = sym("tau")
-        P = sym("P", nP)
-        xa = sym("xa", nx)
-        xdot = core(xa + z, P[0] + tau * P[1], P)[0]
-        dae = dict(x=z, t=tau, p=ca.vertcat(P, xa), ode=P[1] * xdot)
-        o = dict(abstol=atol, reltol=rtol, max_num_steps=100000)
-        if all(mo == OPEN for mo in mode) and not system.m + system.k:
-            # free flight of an unconstrained system: non-stiff, Adams is cheaper than BDF
-            # and more accurate at the same tolerances (ball: 2.8 vs 4.4 ms per 10 windows,
-            # free-fall error 1e-10 vs 5e-10)
-            o["linear_multistep_method"] = "adams"
-        o.update(opts)
-        grid = [j / K for j in range(1, K + 1)]
-        tag = "m" + mode.replace("+", "p").replace("-", "m")
-        from ..smooth import casadi_name
-        Ik = ca.integrator(f"{casadi_name(system.name)}_{tag}_win", "cvodes", dae, 0.0, grid, o)
-        I1 = ca.integrator(f"{casadi_name(system.name)}_{tag}_shoot", "cvodes", dae, 0.0, [1.0], o)
-        x0 = ca.MX.sym("x0", nx)
-        Ps = ca.MX.sym("Ps", nP)
-        X = ca.repmat(x0, 1, K) + Ik(x0=ca.MX.zeros(nx), p=ca.vertcat(Ps, x0))["xf"]
-        ts = Ps[0] + Ps[1] * ca.DM(grid).T
-        Xd, _, E, Ed = core.map(K)(X, ts, ca.repmat(Ps, 1, K))
-        self.window = ca.Function("window", [x0, Ps], [X, E, Xd, Ed])
-        xf = x0 + I1(x0=ca.MX.zeros(nx), p=ca.vertcat(Ps, x0))["xf"]
-        _, _, ef, efd = core(xf, Ps[0] + Ps[1], Ps)
-        self.shoot = ca.Function("shoot", [x0, Ps], [xf, ef, efd])
-        self.K = K
+        self.system, self.K = system, K
+        self._cv = (rtol, atol, dict(opts))
+        self._window = self._shoot = None
         self._fmap = None
+        self._compiled = False        # not tried yet (None: unavailable)
+
+    @property
+    def window(self):
+        if self._window is None:
+            self._build_cvodes()
+        return self._window
+
+    @property
+    def shoot(self):
+        if self._shoot is None:
+            self._build_cvodes()
+        return self._shoot
+
+    def compiled(self):
+        """The mode's generated C (:class:`.compiled.CompiledMode`), or None when no
+        compiler works or the mode's functions have no scalar form."""
+        if self._compiled is False:
+            with _LOCK:
+                if self._compiled is False:
+                    from .compiled import CompiledMode
+                    self._compiled = (CompiledMode.build(self.system, self.mode, self.core,
+                                                         self.desc) if self.scalar else None)
+        return self._compiled
+
+    def _build_cvodes(self):
+        """The cvodes window and shoot integrators (built on first use: a mode integrated
+        in C never needs them)."""
+        with _LOCK:
+            if self._window is not None:
+                return
+            system, core, K = self.system, self.core, self.K
+            rtol, atol, opts = self._cv
+            sym = ca.SX.sym if self.scalar else ca.MX.sym
+            nx = system.nq + system.nu + system.nv
+            _, _, _, nP = _layout(system)
+            # the integrated state is the excursion z = x - x0 from the window's initial
+            # state (a parameter): cvodes' relative tolerance then applies to the motion
+            # within the window, not to the coordinates' magnitude (a bounce of 1e-8 m at
+            # y = 0.1 m keeps its relative accuracy, and so its flight time)
+            z = sym("z", nx)
+            tau = sym("tau")
+            P = sym("P", nP)
+            xa = sym("xa", nx)
+            xdot = core(xa + z, P[0] + tau * P[1], P)[0]
+            dae = dict(x=z, t=tau, p=ca.vertcat(P, xa), ode=P[1] * xdot)
+            o = dict(abstol=atol, reltol=rtol, max_num_steps=100000)
+            mode = self.mode
+            if all(mo == OPEN for mo in mode) and not system.m + system.k:
+                # free flight of an unconstrained system: non-stiff, Adams is cheaper than
+                # BDF and more accurate at the same tolerances (ball: 2.8 vs 4.4 ms per 10
+                # windows, free-fall error 1e-10 vs 5e-10)
+                o["linear_multistep_method"] = "adams"
+            o.update(opts)
+            grid = [j / K for j in range(1, K + 1)]
+            tag = "m" + mode.replace("+", "p").replace("-", "m")
+            from ..smooth import casadi_name
+            name = casadi_name(system.name)
+            Ik = ca.integrator(f"{name}_{tag}_win", "cvodes", dae, 0.0, grid, o)
+            I1 = ca.integrator(f"{name}_{tag}_shoot", "cvodes", dae, 0.0, [1.0], o)
+            x0 = ca.MX.sym("x0", nx)
+            Ps = ca.MX.sym("Ps", nP)
+            X = ca.repmat(x0, 1, K) + Ik(x0=ca.MX.zeros(nx), p=ca.vertcat(Ps, x0))["xf"]
+            ts = Ps[0] + Ps[1] * ca.DM(grid).T
+            Xd, _, E, Ed = core.map(K)(X, ts, ca.repmat(Ps, 1, K))
+            xf = x0 + I1(x0=ca.MX.zeros(nx), p=ca.vertcat(Ps, x0))["xf"]
+            _, _, ef, efd = core(xf, Ps[0] + Ps[1], Ps)
+            self._shoot = ca.Function("shoot", [x0, Ps], [xf, ef, efd])
+            self._window = ca.Function("window", [x0, Ps], [X, E, Xd, Ed])
 
     CHUNK = 128
 
