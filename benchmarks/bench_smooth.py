@@ -8,7 +8,7 @@ Per n (8, 16):
   generated C), the same with ``compiled=False``, and scipy's LSODA on the same
   right-hand side (the compiled one, called from Python per evaluation), each with its
   largest error in the angles against a reference (mechdae at rtol 1e-12);
-* Pinocchio's ABA and MuJoCo's RK4 when those packages are installed (otherwise says so).
+* the peers, Pinocchio's ABA and MuJoCo's RK4, are in benchmarks/bench_peers.py.
 
 Then n = 64: the first simulate (compile of the generated C included, in a fresh cache
 folder; the source is past ``mechdae.codegen.MAX_SOURCE``, so the interpreted Function
@@ -20,7 +20,6 @@ Run:  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_smooth.py
 ``--quick`` skips n = 64.
 """
 import argparse
-import importlib.util
 import os
 import sys
 import tempfile
@@ -106,9 +105,6 @@ def main(argv=None):
               f"{r.stats['n_rhs']} rhs), Function path {t_mf:.3f} s (err {e_mf:.1e}), "
               f"scipy LSODA same rhs {t_ls:.3f} s (err {e_ls:.1e}, {sol['r'].nfev} rhs); "
               f"LSODA / mechdae {t_ls / t_md:.1f}x")
-    for peer in ("pinocchio", "mujoco"):
-        if importlib.util.find_spec(peer) is None:
-            print(f"{peer} not installed: peer skipped")
     if args.quick:
         return 0
     n = 64

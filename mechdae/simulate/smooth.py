@@ -22,7 +22,8 @@ from .partial import attach, finite_prefix
 from .result import Result
 from . import redundancy as _redundancy
 
-__all__ = ["simulate_smooth", "integrator_dae", "ode_function", "stabilization_matrices"]
+__all__ = ["simulate_smooth", "integrator_dae", "ode_function", "ode_library",
+           "stabilization_matrices"]
 
 
 def casadi_name(name):
@@ -88,23 +89,31 @@ def ode_function(system, specs, compiled="auto"):
                 (inputs_key(specs), compiled), lambda: _ode_function(system, specs, compiled))
 
 
-def _ode_function(system, specs, compiled):
+def ode_library(system, specs, compiled="auto"):
+    """``(lib, f)``: the :class:`mechdae.codegen.Library` of the right-hand side (None
+    where :func:`ode_function` runs the Function object) and the CasADi Function
+    ``f(x, tau, P)`` it was generated from (named ``lib``'s symbol)."""
     from ..codegen import library
     dae = integrator_dae(system, specs)
-    name = f"{casadi_name(system.name)}_ode"
-    args = ([dae["x"], dae["t"], dae["p"]], [dae["ode"]], ["x", "t", "p"], ["ode"])
+    f = ca.Function(f"{casadi_name(system.name)}_ode", [dae["x"], dae["t"], dae["p"]],
+                    [dae["ode"]], ["x", "t", "p"], ["ode"], _FD)
     lib = None
     if compiled is not False and not any(kind == "a" for kind, _ in specs):
         try:
-            lib = library([ca.Function(name, *args)], compiled=compiled, jac_sparsity=True,
+            lib = library([f], compiled=compiled, jac_sparsity=True,
                           what=f"the right-hand side of '{system.name}'")
         except RuntimeError:
             if compiled is True:
                 raise
             lib = None       # an operation without C code (a Python callback input)
+    return lib, f
+
+
+def _ode_function(system, specs, compiled):
+    lib, f = ode_library(system, specs, compiled)
     if lib is not None:
-        return lib.external(name, _FD), True
-    return ca.Function(name, *args, _FD), False
+        return lib.external(f.name(), _FD), True
+    return f, False
 
 
 def _get_integrator(system, specs, grid, method, rtol, atol, opts, cache=True,
