@@ -130,9 +130,14 @@ cdef class CFunction:
         cdef cnp.ndarray a
         if len(args) != self.ctx.n_in:
             raise TypeError(f"expected {self.ctx.n_in} inputs, got {len(args)}")
+        cdef object v
         keep = []
         for i in range(self.ctx.n_in):
-            a = np.ascontiguousarray(np.ravel(args[i], order="F"), dtype=np.float64)
+            v = args[i]
+            if not (type(v) is np.ndarray and v.dtype == np.float64 and v.ndim == 1
+                    and v.flags.c_contiguous):
+                v = np.ascontiguousarray(np.ravel(v, order="F"), dtype=np.float64)
+            a = v
             if a.shape[0] != self.in_sizes[i]:
                 raise ValueError(f"input {i}: {a.shape[0]} values, expected "
                                  f"{self.in_sizes[i]}")

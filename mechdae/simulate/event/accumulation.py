@@ -32,6 +32,8 @@ per-contact geometric series: once ``rest_impacts`` successive impacts come with
 speeds below the velocity resolution, the set of contacts involved is snapped to rest
 (plastic impact on all of them, gaps and normal speeds projected to zero).
 """
+import math
+
 import numpy as np
 
 from ..result import Event
@@ -165,9 +167,10 @@ class AccumulationLogic:
         d = self.dim
         if self.rest_velocity is not None:
             return np.full(len(idx), float(self.rest_velocity))
-        an = np.abs(np.asarray(b, float)[0::d][:len(idx)])
-        an = np.maximum(an, 1e-3 * max(np.max(np.abs(b)), 1e-300))
-        return 2.0 * np.sqrt(2.0 * an * self.gap_tol)
+        bl = np.asarray(b, float).tolist()         # a few values: plain floats are faster
+        floor = 1e-3 * max(max(abs(v) for v in bl), 1e-300)
+        return np.array([2.0 * math.sqrt(2.0 * max(abs(bl[a * d]), floor) * self.gap_tol)
+                         for a in range(len(idx))])
 
     def _snap_to_rest(self, x, t, mode, idx, E1):
         """Close the contacts of the repeating tiny impacts (and those touching) after a

@@ -79,7 +79,8 @@ def stabilization_eigenvalues(alpha, beta, gamma, H=None, K=None, m=0):
 
 def densified(f, name):
     """``f`` with dense outputs, renamed ``name`` (the C symbol)."""
-    ins = [ca.SX.sym(f.name_in(i), f.sparsity_in(i)) for i in range(f.n_in())]
+    sym = ca.SX.sym if f.is_a("SXFunction") else ca.MX.sym
+    ins = [sym(f.name_in(i), f.sparsity_in(i)) for i in range(f.n_in())]
     outs = f(*ins)
     outs = outs if isinstance(outs, (list, tuple)) else [outs]
     return ca.Function(name, ins, [ca.densify(o) for o in outs],
@@ -115,15 +116,20 @@ class CompiledMode:
 
     @classmethod
     def build(cls, system, mode, core, desc):
-        """Generate and compile the mode's functions; None without a working compiler."""
-        x = ca.SX.sym("x", core.nnz_in(0))
-        t = ca.SX.sym("t")
-        P = ca.SX.sym("P", core.nnz_in(2))
+        """Generate and compile the mode's functions (from the scalar form, else from the
+        MX graph: its linear solves have C code too); None without a working compiler
+        or when the code is too large to be worth compiling (long chains)."""
+        sym = ca.SX.sym if core.is_a("SXFunction") else ca.MX.sym     # MX: linear solves
+        x = sym("x", core.nnz_in(0))
+        t = sym("t")
+        P = sym("P", core.nnz_in(2))
         xdot, lam, ev, evd = core(x, t, P)
         none = len(desc) == 1 and desc[0][1] == "none"
         fs = dict(rhs=ca.Function("rhs", [x, t, P], [ca.densify(xdot)]),
                   ev=ca.Function("ev", [x, t, P], [ca.densify(ev), ca.densify(evd)]),
-                  lam=ca.Function("lam", [x, t, P], [ca.densify(lam)]))
+                  lam=ca.Function("lam", [x, t, P], [ca.densify(lam)]),
+                  state=ca.Function("state", [x, t, P],
+                                    [ca.densify(xdot), ca.densify(ev), ca.densify(evd)]))
         lib = library(list(fs.values()), compiled="auto",
                       what=f"the event phases of {system.name} (mode {mode!r})")
         if lib is None:
@@ -131,21 +137,25 @@ class CompiledMode:
         return cls(lib, fs, x.numel(), 0 if none else ev.numel())
 
     def functions(self):
-        """Per-engine callables: ``(rhs, ev, lam)`` as :class:`_ode.CFunction` (their
-        work buffers are private: engines in threads do not share them)."""
-        return tuple(_cfunction(self.lib, self.sigs[k]) for k in ("rhs", "ev", "lam"))
+        """Per-engine callables: ``(rhs, ev, lam, state)`` as :class:`_ode.CFunction`
+        (``state -> (xdot, e, edot)``; their work buffers are private: engines in threads
+        do not share them)."""
+        return tuple(_cfunction(self.lib, self.sigs[k]) for k in ("rhs", "ev", "lam", "state"))
 
 
 def compiled_terms(terms_f):
     """``terms`` (:func:`.phase.terms_function`) as generated C with dense outputs, or
-    None (no compiler, or no scalar form)."""
-    if not terms_f.is_a("SXFunction"):
-        return None
+    None (no compiler)."""
     f = densified(terms_f, "terms")
-    lib = library([f], compiled="auto", what="the event engine's contact terms")
-    return None if lib is None else (lib, _signature(lib, f))
+    sym = ca.SX.sym if f.is_a("SXFunction") else ca.MX.sym
+    x, t, P = (sym(f.name_in(i), f.sparsity_in(i)) for i in range(3))
+    fe = ca.Function("energy", [x, t, P], [f(x, t, P)[8]])
+    lib = library([f, fe], compiled="auto", what="the event engine's contact terms")
+    return None if lib is None else (lib, _signature(lib, f), _signature(lib, fe))
 
 
 def terms_cfunction(compiled):
-    """A per-engine :class:`_ode.CFunction` of :func:`compiled_terms`' result."""
-    return _cfunction(*compiled)
+    """Per-engine :class:`_ode.CFunction` of :func:`compiled_terms`' result: ``terms``
+    and ``energy`` (``(x, t, P) -> E``)."""
+    lib, sig, sig_e = compiled
+    return _cfunction(lib, sig), _cfunction(lib, sig_e)

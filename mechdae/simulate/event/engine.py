@@ -86,7 +86,7 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
         if self.phase_integrator not in ("auto", "rk", "cvodes"):
             raise ValueError(f"phase_integrator: must be 'auto', 'rk' or 'cvodes', got "
                              f"{self.phase_integrator!r}")
-        self._terms_call = None
+        self._terms_call = self._energy_call = None
         if self.phase_integrator != "cvodes":
             ckey = ("event-terms-c", self.skey)
             ct = system._integrators.get(ckey, False)
@@ -96,7 +96,7 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
                     if ct is False:
                         ct = system._integrators[ckey] = compiled_terms(tf)
             if ct is not None:
-                self._terms_call = terms_cfunction(ct)
+                self._terms_call, self._energy_call = terms_cfunction(ct)
         if self._terms_call is None:
             self._terms_call = Buffered(tf)
         self._phases = {}
@@ -154,21 +154,30 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
         return b
 
     def terms(self, x, t):
-        """``M, h, C, rc, W, Wt, Wd, gap, E`` at ``(x, t)`` (memoized on the last states)."""
+        """``M, h, C, rc, W, Wt, Wd, gap, E, MiX`` at ``(x, t)`` (memoized on the last
+        states; ``MiX = M^-1 [h, C^T, W^T]``)."""
         key = (float(t), np.asarray(x, float).tobytes())
         memo = self._terms_memo
         tm = memo.get(key)
         if tm is not None:
             return tm
-        M, h, C, rc, W, Wt, Wd, g, E = self._terms_call(x, t, self.P(t, 0.0))
+        M, h, C, rc, W, Wt, Wd, g, E, MiX = self._terms_call(x, t, self.P(t, 0.0))
         tm = dict(M=M, h=h.ravel(), C=C, rc=rc.ravel(), W=W, Wt=Wt.ravel(), Wd=Wd.ravel(),
-                  gap=g.ravel(), E=float(E.ravel()[0]) if E.size else None)
+                  gap=g.ravel(), E=float(E.ravel()[0]) if E.size else None, MiX=MiX)
         if len(memo) > 8:
             memo.clear()
         memo[key] = tm
         return tm
 
     def energy(self, x, t):
+        """Total energy at ``(x, t)`` (its own generated function when the terms there
+        are not at hand)."""
+        if self._energy_call is not None:
+            tm = self._terms_memo.get((float(t), np.asarray(x, float).tobytes()))
+            if tm is None:
+                E = self._energy_call(x, t, self.P(t, 0.0))[0]
+                return float(E.ravel()[0]) if E.size else None
+            return tm["E"]
         return self.terms(x, t)["E"]
 
 
@@ -277,7 +286,8 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
 
     # ---------------------------------------------------------------- compiled phases
     def phase(self, mode):
-        """``(Phase, rhs, ev, lam)`` of ``mode`` in C for this engine, or None (cvodes:
+        """``(Phase, rhs, ev, lam, h_stab, desc, state)`` of ``mode`` in C for this engine,
+        or None (cvodes:
         ``phase_integrator="cvodes"``, no working compiler, or no scalar form)."""
         got = self._phases.get(mode, False)
         if got is False:
@@ -287,10 +297,10 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
                 cm = ms.compiled()
                 if cm is not None:
                     from .. import _ode
-                    rhs, ev, lam = cm.functions()
+                    rhs, ev, lam, state = cm.functions()
                     ph = _ode.Phase(rhs, ev if cm.ne else None, cm.nx, cm.ne,
                                     self._event_shift(ms) if cm.ne else None)
-                    got = (ph, rhs, ev, lam, self._stable_step(mode))
+                    got = (ph, rhs, ev, lam, self._stable_step(mode), ms.desc, state)
                 elif self.phase_integrator == "rk":
                     raise SolverError(f"{self.system.name}: phase_integrator='rk' needs "
                                       "generated C (a working C compiler, CC, and "
@@ -349,7 +359,7 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
             self.ev, self.evd = r["e"], r["edot"]
         outcome = r["outcome"]
         if outcome == 1:                       # _ode.EVENT
-            desc = self.modeset(mode).desc
+            desc = ph[5]
             return [desc[k] for k in r["fired"]]
         if outcome == 2:                       # _ode.STIFF: cvodes for a while
             self._stiff_mode = mode
@@ -397,9 +407,8 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
         P = self.P(self.t, 0.0)
         ph = self.phase(self.mode)
         if ph is not None:
-            self.xd = ph[1](self.x, self.t, P)[0].ravel()
-            e, ed = ph[2](self.x, self.t, P)
-            self.ev, self.evd = e.ravel(), ed.ravel()
+            xd, e, ed = ph[6](self.x, self.t, P)
+            self.xd, self.ev, self.evd = xd.ravel(), e.ravel(), ed.ravel()
             return
         out = self.calls(self.mode)[2](self.x, self.t, P)
         self.xd, self.ev, self.evd = out[0].ravel(), out[2].ravel(), out[3].ravel()

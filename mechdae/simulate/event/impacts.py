@@ -94,7 +94,8 @@ class ImpactLogic:
             if vp[a * d] <= self.vel_tol and a not in closing:
                 self.impact_log[i].clear()
         cand = [i for a, i in enumerate(idx) if vp[a * d] <= self.vel_tol]
-        new, x = self.decide(x, t, cand, mode, cause="impact")
+        # every contact separating: all open (what decide gives without candidates)
+        new, x = self.decide(x, t, cand, mode, cause="impact") if cand else (OPEN * self.nc, x)
         if snap:
             return self._snap_to_rest(x, t, new, idx, E1)
         for a, (t_inf, r, reason) in closing.items():
@@ -173,12 +174,15 @@ class ImpactLogic:
         keeps ``(E0, E1)`` of the whole impact."""
         if not recs:
             return
-        um = np.asarray(u_minus, float) + np.asarray(u_plus, float)
-        sh = np.array([float(P @ (W[self.offs[i]:self.offs[i] + len(P)] @ um)) / 2
-                       for i, P, _, _ in recs])
-        rest = (E1 - E0) - sh.sum()
-        wt = np.abs(sh)
-        sh = sh + rest * (wt / wt.sum() if wt.sum() > 0 else np.eye(len(sh))[0])
+        if len(recs) == 1:
+            sh = [E1 - E0]           # one record: it books the whole jump
+        else:
+            um = np.asarray(u_minus, float) + np.asarray(u_plus, float)
+            sh = np.array([float(P @ (W[self.offs[i]:self.offs[i] + len(P)] @ um)) / 2
+                           for i, P, _, _ in recs])
+            rest = (E1 - E0) - sh.sum()
+            wt = np.abs(sh)
+            sh = sh + rest * (wt / wt.sum() if wt.sum() > 0 else np.eye(len(sh))[0])
         e = E0
         for k, ((i, P, vm, vp), s) in enumerate(zip(recs, sh)):
             after = E1 if k == len(recs) - 1 else e + s

@@ -88,9 +88,15 @@ class ModeLogic:
         Wdc = np.zeros(n)
         Wdc[dst] = tm["Wd"][src]
         nC = C.shape[0] if C.size else 0
-        # one factorization: M^-1 [h, C^T, W_c^T]
-        X = np.linalg.solve(M, np.column_stack([h] + ([C.T] if nC else []) + [Wc.T]))
-        Mih, MiCt, MiW = X[:, 0], X[:, 1:1 + nC], X[:, 1 + nC:]
+        # one factorization: M^-1 [h, C^T, W_c^T] (from the engine's terms when it has it)
+        MiX = tm.get("MiX")
+        if MiX is not None:
+            Mih, MiCt = MiX[:, 0], MiX[:, 1:1 + nC]
+            MiW = np.zeros((nu, n))
+            MiW[:, dst] = MiX[:, 1 + nC + src]
+        else:
+            X = np.linalg.solve(M, np.column_stack([h] + ([C.T] if nC else []) + [Wc.T]))
+            Mih, MiCt, MiW = X[:, 0], X[:, 1:1 + nC], X[:, 1 + nC:]
         if nC:
             Sp = np.linalg.pinv(C @ MiCt, rcond=1e-10, hermitian=True)
             MW = MiW - MiCt @ (Sp @ (MiCt.T @ Wc.T))

@@ -17,21 +17,29 @@ from .phase import OPEN, SLIDE_2D
 __all__ = ["build_result", "contact_force_arrays"]
 
 
-def contact_force_arrays(engine):
-    """Contact forces ``[lambda_n, lambda_t...]`` per contact at every recorded sample."""
+def contact_force_arrays(engine, X_all=None):
+    """Contact forces ``[lambda_n, lambda_t...]`` per contact at every recorded sample
+    (``X_all``: the samples' states as rows, when already at hand)."""
     eng = engine
     N = len(eng.samples_t)
     out = {n: np.zeros((N, 1 + nt)) for n, nt in zip(eng.names, eng.nt)}
     log = eng.dref_log
     starts = np.array([k for k, _ in log], int)
-    modes = eng.samples_mode
+    marr = np.empty(N, dtype=object)
+    marr[:] = eng.samples_mode
+    # the reference directions (spatial sliding) in force at each sample: log entry seg[k]
+    seg = (np.searchsorted(starts, np.arange(N), side="right") - 1 if starts.size
+           else np.full(N, -1))
     by_mode = {}
-    for k, m in enumerate(modes):
-        j = -1
+    for m in set(eng.samples_mode):
+        ks = np.flatnonzero(marr == m) if m is not None else np.flatnonzero(
+            np.equal(marr, None))
         if m is not None and SLIDE_2D in m and starts.size:
-            j = int(np.searchsorted(starts, k, side="right")) - 1
-        by_mode.setdefault((m, j), []).append(k)
-    X_all = np.asarray(eng.samples_x, float)
+            for j in np.unique(seg[ks]):
+                by_mode[(m, int(j))] = ks[seg[ks] == j]
+        else:
+            by_mode[(m, -1)] = ks
+    X_all = np.asarray(eng.samples_x, float) if X_all is None else X_all
     t_all = np.asarray(eng.samples_t, float)
     for (m, j), ks in by_mode.items():
         if m is None:
@@ -58,14 +66,15 @@ def contact_force_arrays(engine):
 def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
     """Result from an engine's samples (events included, contact forces attached)."""
     ts = np.array(engine.samples_t)
-    X = np.array(engine.samples_x).T
+    XT = np.array(engine.samples_x, float)
+    X = XT.T
     stats = dict(stats)
     stats.update(n_windows=engine.n_windows, n_shoots=engine.n_shoots,
                  n_rk_phases=engine.n_rk, n_rk_steps=engine.n_steps,
                  modes=sorted({m for m in engine.samples_mode if m is not None}))
     res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report,
                       events=sorted(engine.events, key=lambda e: e.t))
-    res.contact_forces = contact_force_arrays(engine)
+    res.contact_forces = contact_force_arrays(engine, XT)
     res.modes = list(engine.samples_mode)
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res

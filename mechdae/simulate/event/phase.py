@@ -327,13 +327,16 @@ class ModeSet:
 
     def compiled(self):
         """The mode's generated C (:class:`.compiled.CompiledMode`), or None when no
-        compiler works or the mode's functions have no scalar form."""
+        compiler works or the graph has no C form."""
         if self._compiled is False:
             with _LOCK:
                 if self._compiled is False:
                     from .compiled import CompiledMode
-                    self._compiled = (CompiledMode.build(self.system, self.mode, self.core,
-                                                         self.desc) if self.scalar else None)
+                    try:
+                        self._compiled = CompiledMode.build(self.system, self.mode,
+                                                            self.core, self.desc)
+                    except RuntimeError:   # no C for an operation of the graph
+                        self._compiled = None
         return self._compiled
 
     def _build_cvodes(self):
@@ -407,7 +410,8 @@ class ModeSet:
 
 
 def terms_function(system, specs):
-    """``terms(x, t, P) -> (M, h, C, rc, W, Wt, Wdot_u, gap, E)`` for the contact problems."""
+    """``terms(x, t, P) -> (M, h, C, rc, W, Wt, Wdot_u, gap, E, MiX)`` for the contact
+    problems (``MiX = M^-1 [h, C^T, W^T]``)."""
     F = system.functions
     x, t, P, s = _symbols(system, specs)
     q, u, p, H, K, M, h = (s[k] for k in ("q", "u", "p", "H", "K", "M", "h"))
@@ -418,10 +422,14 @@ def terms_function(system, specs):
     else:
         C, rc = ca.MX(0, nu), ca.MX(0, 1)
     Tk, Vp = F["energy"](q, u, t, p)
+    W = F["W"](q, t, p)
+    # M^-1 [h, C^T, W^T]: the contact space's one factorization (modes.contact_space)
+    MiX = ca.solve(M, ca.horzcat(h, C.T, W.T), "ldl")
     f = ca.Function("terms", [x, t, P],
-                    [M, h, C, rc, F["W"](q, t, p), F["Wt"](q, t, p), F["Wdot_u"](q, u, t, p),
-                     F["gap"](q, t, p), Tk + Vp],
-                    ["x", "t", "P"], ["M", "h", "C", "rc", "W", "Wt", "Wdot_u", "gap", "E"])
+                    [M, h, C, rc, W, F["Wt"](q, t, p), F["Wdot_u"](q, u, t, p),
+                     F["gap"](q, t, p), Tk + Vp, MiX],
+                    ["x", "t", "P"], ["M", "h", "C", "rc", "W", "Wt", "Wdot_u", "gap", "E",
+                                      "MiX"])
     try:
         return f.expand()          # scalar (SX) form: 3-4x faster to evaluate
     except Exception:   # noqa: BLE001 - operations without an SX form (external calls)
