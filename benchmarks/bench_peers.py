@@ -2,33 +2,63 @@
 
 1. One right-hand side of the n-link chain (models/nlink_chain.py), n = 8 and 16:
    mechdae's generated C (``mechdae.simulate.smooth.ode_library``) called in a C loop,
-   through ``casadi.external`` (a serial map: what cvodes calls, no Python) and from
-   Python (a CasADi buffer), against Pinocchio's ABA in C++ (header-only, built once by
-   this script when the wheel's headers, Eigen and a C++ compiler are found: otherwise it
-   says why) and ``pinocchio.aba`` from Python (Python's call overhead included: a lower
-   bound of Pinocchio's speed). Before timing, the accelerations of both peers agree with
-   mechdae's at random states to 1e-9 (asserted: the same chain).
+   through ``casadi.external`` (a serial map: CasADi's call path, no Python) and from
+   Python (a CasADi buffer), against Pinocchio's ABA in C++ (header-only at -O3, built
+   once by this script and cached, some minutes: the ``pin`` wheel ships Pinocchio's
+   headers but no Eigen, CasADi's wheel ships Eigen 3.4; without headers or a C++
+   compiler the script says why) and ``pinocchio.aba`` from Python (Python's call
+   overhead included: a lower bound of Pinocchio's speed). Before timing, the
+   accelerations of both peers agree with mechdae's at 5 random states to 1e-9
+   (asserted: the same chain; see _peer_models.py for the mapping of coordinates).
 2. A 10 s run of the chain at rtol 1e-8 / atol 1e-10, 501 outputs: ``System.simulate``
    against scipy's LSODA (``odeint``) on ``pinocchio.aba`` and MuJoCo's RK4 at dt = 1 ms
    (``mujoco.rollout``, all steps in C; MuJoCo's accelerations checked to 1e-9 too),
-   each with its largest angle error against a reference (mechdae at rtol 1e-12; the
-   same from LSODA on Pinocchio at rtol 1e-12 is printed as a check of the reference).
+   each with its largest angle error against a reference (mechdae, Adams at rtol 1e-13,
+   checked against LSODA on Pinocchio at rtol 1e-13); then mechdae at each peer's
+   accuracy (the loosest rtol that reaches it), with cvodes' default BDF/Newton and with
+   ``integrator_options=mechdae.simulate.smooth.ADAMS`` (no Jacobians).
 3. Time stepping: the whole ``simulate()`` of the 10-bead column (models/column_of_beads,
    dt = 1 ms, 10 s, every step stored) per step against MuJoCo per step on a column of
-   10 spheres (``mj_column``): the same bodies, slide joints, masses, radii, gravity, dt
-   and contact pairs. Not the same contact law: mechdae runs Moreau-Jean (rigid
-   contacts, Newton's impact law with e = 0.9, one LCP per step on the active set);
-   MuJoCo soft contacts (a stiff damped spring in acceleration units, its damping set for
-   e = 0.9, beads sink by about g / k per bead of load) and a collision detection pass
-   that mechdae does without (its gaps are closed-form). The stack at rest at 10 s is
-   printed for both (penetration of the bottom bead, height of the top one).
+   10 spheres (``_peer_models.mj_column``). The same: bodies, one vertical slide joint
+   each, masses, radii, gravity, dt, the 10 contact pairs, no friction. Not the same:
+   the contact law -- mechdae runs Moreau-Jean (rigid contacts, Newton's impact law
+   e = 0.9, an LCP per step on the active set, gaps in closed form); MuJoCo soft
+   contacts (a stiff damped spring in acceleration units, k = 1e5, damping set for
+   e = 0.9, so bounces last ~10 ms and the stack rests sunk by tens of um) after a
+   collision-detection pass each step. The stack at rest at 10 s is printed for both.
 
 Peers not installed (``pip install ".[bench]"``): their rows are skipped with the reason.
 
-Measured here (2 shared cores, pin 4.1.0, mujoco 4.0.0, g++ 12 -O3 for the harness,
-mechdae's generated C at -O2); see the closing figures in the issue's report:
+Measured (issue 15; 5 full runs, 8 of row 2, on the 2 shared cores under a load
+average of 2-4.7 from other sessions: absolute times vary 2x between runs, the ratios
+within a run are what counts; pin 4.1.0, mujoco 4.0.0, CasADi 3.8.2; ranges over runs):
 
-    (filled in by the last run: see the report of issue 15)
+  one rhs, us   mechdae C loop / external / Python   Pinocchio ABA C++ / Python
+  n = 8         0.91-2.10 / 1.16-2.64 / 1.12-2.54    3.63-8.10 / 4.81-9.74
+  n = 16        3.41-6.50 / 3.56-7.09 / 3.45-7.10    8.04-14.78 / 9.03-17.40
+  mechdae / Pinocchio: n = 8 0.24-0.30x (C loops), 0.32-0.35x (external vs C++),
+  0.22-0.36x (both from Python); n = 16 0.39-0.44x, 0.36-0.48x, 0.23-0.47x (target
+  <= 2x: met). Pinocchio runs 6-D spatial algebra per joint (a 3-D tree); mechdae's
+  generated code is the planar Lagrangian's scalar expressions and an LDL solve.
+  Inside cvodes one rhs costs 2.7-7.2 us (n = 8), 4.9-11.5 us (n = 16): CasADi's
+  oracle call adds as much as the generated code itself, or more.
+
+  10 s run, rtol 1e-8   mechdae (err)            LSODA+Pinocchio (err)  MuJoCo RK4 (err)
+  n = 8                 0.018-0.041 s (6.4e-7)   1.49-1.70x (2.5e-9)    9.3-11.6x (5.1e-10)
+  n = 16                0.057-0.127 s (2.6e-7)   0.84-1.42x (1.3e-9)    5.0-6.6x (1.2e-9)
+  (peer time / mechdae time; target > 1: met against MuJoCo and, at n = 8, against
+  LSODA; at n = 16 against LSODA one run of 8 fell below 1.) BDF at rtol 1e-8 is
+  100x less accurate than LSODA: at LSODA's accuracy BDF needs rtol 1e-11 (n = 8:
+  0.54-0.63x) or 1e-12 (n = 16: 0.20-0.34x), Adams rtol 1e-10 (n = 8: 1.81-2.36x,
+  n = 16: 1.76-2.61x). At MuJoCo's accuracy: BDF 2.3-2.8x (n = 8) and 1.20-1.63x
+  (n = 16), Adams 8.9-11.2x and 9.1-12.6x. Adams at rtol 1e-8 (err 6.9e-8 and
+  9.2e-8): LSODA / it 2.7-2.8x and 3.0-3.6x, MuJoCo / it 17-20x and 14-17x.
+
+  column of 10 beads, us/step: mechdae whole simulate() 6.0-13.6 (its loop 4.9-11.5);
+  MuJoCo 12.4-27.4 (rollout, states stored), 11.4-27.1 (mj_step in C); mechdae /
+  MuJoCo 0.40-0.50x (both storing every step), 0.35-0.53x (against MuJoCo's C loop)
+  (target < 1: met). At 10 s the bottom bead is -64.8 um (mechdae) and -47.4 um
+  (MuJoCo) from resting on the ground, the top bead at 1.89977 and 1.89940 m.
 
 Run:  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_peers.py
       [--rows rhs,smooth,stepping]
@@ -248,6 +278,7 @@ def smooth_rows(ch, pin, mujoco):
         err[key] = np.abs(got[key].q - ref.q).max()
         trials[key] = timed(run)
     md_run("mechdae", TOL["rtol"], {})
+    md_run(f"adams {TOL['rtol']:.0e}", TOL["rtol"], ADAMS)
     if pin is not None:
         model = pm.pin_chain(pin, n, ch.L, ch.m, ch.g)
         data, tau = model.createData(), np.zeros(n)
@@ -298,6 +329,12 @@ def smooth_rows(ch, pin, mujoco):
           f"each as cvodes calls them, {r.stats['nlinsetups']} Jacobians by finite "
           "differences)")
 
+    ka = f"adams {TOL['rtol']:.0e}"
+    vs = "".join(f", {name} / it {t[k] / t[ka]:.2f}x" for k, name in
+                 (("lsoda", "LSODA"), ("mujoco", "MuJoCo")) if k in t)
+    print(f"  mechdae with integrator_options=ADAMS (Adams, functional iteration: no "
+          f"Jacobian) at rtol 1e-8: {t[ka]:.3f} s (err {err[ka]:.1e}){vs}")
+
     def at_accuracy(peer_):
         out = []
         for scheme in ("bdf", "adams"):
@@ -337,7 +374,8 @@ def stepping_rows(mujoco):
     def run(every):
         r = col.simulate(T, q0=q0, method="timestepping", dt=dt, every=every)
         got[every] = r
-        got["loop"] = min(got.get("loop", np.inf), r.stats["loop_time"])
+        if every == 1:          # the loop of the same runs as the whole simulate() figure
+            got["loop"] = min(got.get("loop", np.inf), r.stats["loop_time"])
     trials = {"all": timed(lambda: run(1)), "every100": timed(lambda: run(100))}
     if mujoco is not None:
         mj = mj_start(mujoco, pm.mj_column(n, dt=dt), [q0[f"y{i}"] for i in range(n)])

@@ -1,5 +1,8 @@
 """Moreau-Jean time stepping: steps per second (10-contact column, single ball) vs MuJoCo.
 
+The whole ``simulate()`` of the column against MuJoCo's column of spheres (issue 15's
+target) is in benchmarks/bench_peers.py: 0.35-0.53x MuJoCo's time per step there.
+
 Run:  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_timestepping.py
 """
 import os
