@@ -18,6 +18,7 @@ import mechdae.simulate.timestepping  # noqa: E402,F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "models"))
+sys.path.insert(0, HERE)
 import column_of_beads  # noqa: E402
 
 
@@ -63,7 +64,8 @@ def main():
       <worldbody><geom type="plane" size="5 5 .1" solref="-100000 -%g" solimp="0.99 0.999 0.001"/>
       <body pos="0 0 1.1"><freejoint/><geom type="sphere" size="0.1" mass="1"/></body>
       </worldbody></mujoco>"""
-    damp = 2 * np.log(1 / 0.8) / np.pi * 100          # rough damping for e = 0.8
+    from _peer_models import restitution_damping     # benchmarks/: damping for e = 0.8
+    damp = restitution_damping(0.8, 1e5)
     mdl = mujoco.MjModel.from_xml_string(xml % damp)
     dat = mujoco.MjData(mdl)
     n = int(T / 0.001)
