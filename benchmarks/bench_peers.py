@@ -93,16 +93,6 @@ def peer(name, pip):
     return importlib.import_module(name)
 
 
-def best(f, rep=3):
-    """Least seconds of ``rep`` calls of ``f``."""
-    out = []
-    for _ in range(rep):
-        t0 = time.perf_counter()
-        f()
-        out.append(time.perf_counter() - t0)
-    return min(out)
-
-
 def race(entrants, rounds=ROUNDS):
     """Least figure of each entrant over ``rounds`` rounds, the entrants taking turns in
     every round (a load that comes and goes on the shared cores hits them alike).
