@@ -121,12 +121,75 @@ def main():
     print(f"{'scipy solve_ivp, rest heuristic':32s}{t_rs:10.4f}{n_rs:9d}{T_FINAL:14.10f}"
           f"{y_rs[0]:14.10f}{y_rs[1]:12.2e}  {why_rs} (t_inf - t_rest = "
           f"{t_inf - float(why_rs.split('= ')[-1]):.3f} s early)")
-    print(f"{'':32s}mechdae: {res.stats['n_windows']} cvodes windows + {res.stats['n_shoots']} "
-          "event shots")
+    print(f"{'':32s}mechdae: {res.stats['n_rk_phases']} C phases ({res.stats['n_rk_steps']} "
+          f"Runge-Kutta steps, {res.stats['n_shoots']} location steps), "
+          f"{res.stats['n_windows']} cvodes windows")
     print(f"\nper impact: mechdae {t_md / n_imp * 1e3:.2f} ms, scipy {t_nr / max(n_nr, 1) * 1e3:.2f} ms")
     print(f"ratios: scipy(no heuristic) / mechdae = {t_nr / t_md:.1f}x, "
           f"scipy(rest heuristic) / mechdae = {t_rs / t_md:.2f}x")
 
 
+# --------------------------------------------------------------------------------------
+# issue 13's other rows: the C phases against the cvodes windows (phase_integrator=
+# "cvodes", the path every mode took before) in the same run, and the figures measured at
+# the start commit (d8b5482, same machine, before the C phases: "today")
+TODAY = dict(rock=0.958, spin=0.186, chain=0.540, beads=5.69)
+
+
+def _models():
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "models"))
+    import column_of_beads
+    import ivanov_ball
+    import nlink_chain
+    return column_of_beads, ivanov_ball, nlink_chain
+
+
+def _time(f, k):
+    f()
+    ts = []
+    for _ in range(k):
+        w0 = time.perf_counter()
+        r = f()
+        ts.append(time.perf_counter() - w0)
+    return min(ts), r
+
+
+def others(beads=True):
+    """Rocking block to rest, seed-003 spinning ball, 8-link chain, 10-bead column."""
+    column_of_beads, ivanov_ball, nlink_chain = _models()
+    rock = md.load("models/rocking_block.py").compile(stabilization=None)
+    spin = ivanov_ball.build(mu=0.05, kappa=0.7).compile(stabilization=None)
+    chain = nlink_chain.build(8).compile(stabilization=None)
+    col = column_of_beads.build().compile(stabilization=None)
+    rows = [
+        ("rock", "rocking block to rest, 3 s", lambda **o: rock.simulate(
+            3.0, q0={"x": 0.0, "y": 1.0, "th": 0.2}, method="event", max_events=2000, **o), 3),
+        ("spin", "seed-003 spinning ball, 4 s", lambda **o: spin.simulate(
+            4.0, q0={"ball.z": 0.5}, v0={"ball.vx": 1.0, "ball.wx": 60.0}, method="event",
+            n_out=4001, **o), 3),
+        ("chain", "8-link chain (smooth), 10 s", lambda **o: chain.simulate(
+            10.0, q0={"theta1": 1.0}, method="event", **o), 3),
+    ]
+    if beads:
+        rows.append(("beads", "10-bead column, 2 s", lambda **o: col.simulate(
+            2.0, q0=column_of_beads.SIMULATION["q0"], method="event", **o), 1))
+    print(f"\n{'':32s}{'C phases':>10s}{'cvodes':>10s}{'ratio':>7s}{'today':>9s}{'ratio':>7s}"
+          "  events  RK steps")
+    for key, name, run, k in rows:
+        t_c, r = _time(run, k)
+        t_v, _ = _time(lambda: run(phase_integrator="cvodes"), 1 if key == "beads" else k)
+        print(f"{name:32s}{t_c:10.4f}{t_v:10.4f}{t_v / t_c:6.1f}x{TODAY[key]:9.3f}"
+              f"{TODAY[key] / t_c:6.1f}x{len(r.events):8d}{r.stats['n_rk_steps']:10d}")
+    t_s, _ = _time(lambda: chain.simulate(10.0, q0={"theta1": 1.0}, method="cvodes"), 3)
+    t_s10, _ = _time(lambda: chain.simulate(10.0, q0={"theta1": 1.0}, method="cvodes",
+                                            rtol=1e-10, atol=1e-12), 1)
+    print(f"{'8-link chain, method=cvodes':32s}{t_s:10.4f}  (rtol 1e-8, its default); at the "
+          f"event method's rtol 1e-10: {t_s10:.4f}")
+
+
 if __name__ == "__main__":
+    import sys as _sys
     main()
+    others(beads="--no-beads" not in _sys.argv)

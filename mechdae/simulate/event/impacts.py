@@ -34,12 +34,25 @@ def not_exhaustive(extra, sol, t, names, what):
                   RuntimeWarning, stacklevel=2)
 
 
+def _kernel():
+    """:func:`mechdae.contact.kernels.impact` (imported on first use: the contact package
+    imports the simulators)."""
+    global _IMPACT
+    if _IMPACT is None:
+        from ...contact.kernels import impact
+        _IMPACT = impact
+    return _IMPACT
+
+
+_IMPACT = None
+
+
 class ImpactLogic:
     """Impact resolution of the event engine (a part of ``EventEngine``)."""
 
     def do_impact(self, x, t, mode, trigger):
         """Resolve the impact at ``t``; returns the new (mode, x)."""
-        from ...contact.kernels import impact
+        impact = _kernel()
         nq, nu = self.nq_nu()
         tm = self.terms(x, t)
         u = x[nq:nq + nu]
@@ -58,7 +71,11 @@ class ImpactLogic:
         e_n = self.e_n[idx].copy()
         # an accumulation resolved out: plastic at the contacts it closes (see accumulation)
         closing, snap = self.accumulations(t, idx, approaching, vm, b, e_n)
-        ulist = units(idx, self.impact_laws)
+        memo = self.__dict__.setdefault("_units_memo", {})
+        key = tuple(idx)
+        ulist = memo.get(key)
+        if ulist is None:
+            ulist = memo[key] = units(idx, self.impact_laws)
         if len(ulist) > 1:
             imp, x, E1, vp = self._sequential(x, t, idx, D, MW, vm, e_n, ulist, E0)
         else:

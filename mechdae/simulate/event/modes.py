@@ -83,17 +83,24 @@ class ModeLogic:
         nu = M.shape[0]
         dst, src = self._rows(idx)
         n = len(idx) * self.dim
-        Wc = np.zeros((n, nu))
-        Wc[dst] = tm["W"][src]
-        Wdc = np.zeros(n)
-        Wdc[dst] = tm["Wd"][src]
+        full = dst.size == n                 # no padded rows: plain row selections
+        if full:
+            Wc, Wdc = tm["W"][src], tm["Wd"][src]
+        else:
+            Wc = np.zeros((n, nu))
+            Wc[dst] = tm["W"][src]
+            Wdc = np.zeros(n)
+            Wdc[dst] = tm["Wd"][src]
         nC = C.shape[0] if C.size else 0
         # one factorization: M^-1 [h, C^T, W_c^T] (from the engine's terms when it has it)
         MiX = tm.get("MiX")
         if MiX is not None:
             Mih, MiCt = MiX[:, 0], MiX[:, 1:1 + nC]
-            MiW = np.zeros((nu, n))
-            MiW[:, dst] = MiX[:, 1 + nC + src]
+            if full:
+                MiW = MiX[:, 1 + nC + src]
+            else:
+                MiW = np.zeros((nu, n))
+                MiW[:, dst] = MiX[:, 1 + nC + src]
         else:
             X = np.linalg.solve(M, np.column_stack([h] + ([C.T] if nC else []) + [Wc.T]))
             Mih, MiCt, MiW = X[:, 0], X[:, 1:1 + nC], X[:, 1 + nC:]
