@@ -51,6 +51,24 @@ Control (5.2)-(5.6)
     derived here) into one CasADi graph integrated by CVODES.
 Why "head": (8.1), (8.2) and (7.5) leave the head's slide xi12 free; the paper says the
     additional constraints are there to determine the controls uniquely.
+Two links (fig. 5; the simulation of sec. 8)
+    Sec. 8 supplements the equations by constraints "to hold the link near vertical", which
+    "determine uniquely the controls that give the links their prescribed state", and then
+    prints only (8.1), (8.2) -- both on the lower link.  Nothing in them involves the upper
+    link, so its near-vertical position cannot follow from them: it is read here as a
+    program constraint of its own, realized by the controls and stabilized by (5.5) like
+    the others.  With n = 2 (heading substituted: 10 coordinates, the 8 controls
+    ``CONTROLS2`` = F11, F12, M1psi, M0, M2phi, M2psi, F21, F22), ``program=True`` declares
+    ``PROGRAM2``: "path", "height" as above and
+    "hip"      xi12 - xi12_p = 0     the top part of the leg (hip) at its program length
+    "facing"   phi2 - phi0 = 0       the torso faces along the board ((8.1) for link 2)
+    "upright"  psi2 - psi2_p = 0     the torso near vertical (psi2_p = 1.50, 4 deg off)
+    "waist"    xi21 - xi21_p = 0
+    "head"     xi22 - xi22_p = 0     the head mG at its program distance from the torso
+    r = 7 rows for S = 8 controls: the free scalar u0 of (5.6) again by :func:`hold` on the
+    leg's lean psi1.  psi2_p = pi/2 is excluded: the azimuth phi2 is singular there (its
+    row of the mass matrix is proportional to cos^2 psi2).  "Vertical" is the slope normal
+    z, as in (7.2).  The programs of sec. 8 are given for one and two links only.
 
 Stated deviations from the printed text (the OCR and the paper's own slips; the tests
 say each one): (7.8) prints phi0'' = 0 and (7.14) a22 = 1 -- the board's equation is
@@ -71,10 +89,14 @@ add_links = _VLC.add_links
 
 PROGRAM = ("path", "height", "head")
 CONTROLS = ("F11", "F12", "M1psi", "M0")   # (F_1, F_2, M) of sections 7-8
+# two links (fig. 5): the upper link's program and controls added
+PROGRAM2 = ("path", "height", "hip", "facing", "upright", "waist", "head")
+CONTROLS2 = CONTROLS + ("M2phi", "M2psi", "F21", "F22")
 
 
 def build(n=1, heading="coordinate", program=False, m0=4.0, I0=0.8, m=30.0, l=0.8,
-          mG=40.0, g=9.81, slope=0.2, A=1.5, k=0.4, l_c=0.89, xi12_p=0.3):
+          mG=40.0, g=9.81, slope=0.2, A=1.5, k=0.4, l_c=0.89, xi12_p=0.3, psi2_p=1.50,
+          xi21_p=0.05, xi22_p=0.1):
     """The n-link skier of sections 6-8.
 
     Parameters
@@ -85,8 +107,8 @@ def build(n=1, heading="coordinate", program=False, m0=4.0, I0=0.8, m=30.0, l=0.
         "substituted": the program constraint (8.1) phi1 = phi0 put into the Lagrangian.
     program : bool or tuple of str
         Declare the program constraints (True: ``PROGRAM`` = "path" (7.5), "height" (8.2),
-        "head") for :class:`ServoLoop`, which realizes them by the controls; mechdae's
-        own simulate would treat them as ideal constraints.
+        "head" for n = 1; ``PROGRAM2`` for n = 2) for :class:`ServoLoop`, which realizes
+        them by the controls; mechdae's own simulate would treat them as ideal constraints.
     m0, I0 : float
         Board mass (kg) and moment of inertia about the binding (kg m^2).
     m, l : float or list of n floats
@@ -100,7 +122,10 @@ def build(n=1, heading="coordinate", program=False, m0=4.0, I0=0.8, m=30.0, l=0.
     l_c : float
         Program height of the top of the first rod (m), (8.2).
     xi12_p : float
-        Program length of the last telescopic part (m), the "head" constraint.
+        Program length of xi12 (m): "head" for n = 1, "hip" for n = 2.
+    psi2_p, xi21_p, xi22_p : float
+        n = 2 only: program elevation of the upper link ("upright", rad) and lengths of its
+        telescopic parts ("waist", "head"; m).
 
     Returns
     -------
@@ -115,8 +140,10 @@ def build(n=1, heading="coordinate", program=False, m0=4.0, I0=0.8, m=30.0, l=0.
     ls, ms = _VLC._listify(l, n, "l"), _VLC._listify(m, n, "m")
     L = [mod.parameter(f"l{i + 1}", ls[i]) for i in range(n)]
     Ms = [mod.parameter(f"m{i + 1}", ms[i]) for i in range(n)]
-    P = {nm: mod.parameter(nm, v) for nm, v in dict(
-        m0=m0, I0=I0, mG=mG, g=g, slope=slope, A=A, k=k, l_c=l_c, xi12_p=xi12_p).items()}
+    par = dict(m0=m0, I0=I0, mG=mG, g=g, slope=slope, A=A, k=k, l_c=l_c, xi12_p=xi12_p)
+    if n == 2:
+        par.update(psi2_p=psi2_p, xi21_p=xi21_p, xi22_p=xi22_p)
+    P = {nm: mod.parameter(nm, v) for nm, v in par.items()}
     g_n = P["g"] * md.cos(P["slope"])      # normal to the slope plane: the "vertical" z
     g_t = P["g"] * md.sin(P["slope"])      # along the fall line x: g1 of (7.7)
     psi_0 = math.asin(min(1.0, l_c / (ls[0] + 0.1)))
@@ -146,7 +173,17 @@ def build(n=1, heading="coordinate", program=False, m0=4.0, I0=0.8, m=30.0, l=0.
     rows = dict(path=lambda: md.tan(phi0) - P["A"] * P["k"] * md.cos(P["k"] * x),
                 height=lambda: (xi11 + L[0]) * md.sin(psi1) - P["l_c"],
                 head=lambda: ch["xi2"][n - 1] - P["xi12_p"])
-    for name in (PROGRAM if program is True else program or ()):
+    if n == 2:
+        rows.update(hip=lambda: ch["xi2"][0] - P["xi12_p"],
+                    facing=lambda: ch["phi"][1] - phi0,
+                    upright=lambda: ch["psi"][1] - P["psi2_p"],
+                    waist=lambda: ch["xi1"][1] - P["xi21_p"],
+                    head=lambda: ch["xi2"][1] - P["xi22_p"])
+    if program is True and n > 2:
+        raise ValueError(f"snowboarder: the program of sec. 8 is given for n = 1 (fig. 4) and "
+                         f"n = 2 (fig. 5), not n = {n}; pass program=(names...) from "
+                         f"{sorted(rows)}")
+    for name in ((PROGRAM, PROGRAM2)[n - 1] if program is True else program or ()):
         if name not in rows:
             raise ValueError(f"snowboarder: unknown program constraint {name!r}; choose from "
                              f"{sorted(rows)}")
@@ -155,19 +192,30 @@ def build(n=1, heading="coordinate", program=False, m0=4.0, I0=0.8, m=30.0, l=0.
 
 
 def initial_state(V0=3.0, A=1.5, k=0.4, l1=0.8, l_c=0.89, psi1=1.45, xi12=0.3,
-                  heading="substituted"):
-    """A state of the one-link skier on the program manifold at x = 0, speed V0 along x.
+                  heading="substituted", n=1, psi2=1.50, xi21=0.05, xi22=0.1):
+    """A state of the skier on the program manifold at x = 0, speed V0 along x.
+
+    Parameters
+    ----------
+    n : {1, 2}
+        Number of links; for n = 2 the upper link faces along the board (phi2 = phi0) at
+        elevation ``psi2`` with telescopic parts ``xi21, xi22`` (m).
+    Other parameters: as in :func:`build` (the program values), psi1 the leg's lean (rad).
 
     Returns
     -------
     (dict, dict)
         ``q0, v0`` by name.
     """
+    if n not in (1, 2):
+        raise ValueError(f"snowboarder.initial_state: n must be 1 or 2, got {n}")
     phi0 = math.atan(A * k)
     q0 = dict(x=0.0, y=0.0, phi0=phi0, psi1=psi1, xi11=l_c / math.sin(psi1) - l1, xi12=xi12)
     v0 = {"der(x)": V0, "der(y)": V0 * math.tan(phi0)}
     if heading == "coordinate":
         q0["phi1"] = phi0
+    if n == 2:
+        q0.update(phi2=phi0, psi2=psi2, xi21=xi21, xi22=xi22)
     return q0, v0
 
 
@@ -183,13 +231,23 @@ def stabilization(omega=4.0, zeta=1.0, gamma=4.0):
     return md.Baumgarte(alpha=zeta * omega, beta=omega, gamma=gamma)
 
 
-def _det(A):
-    """Determinant by expansion along the first row (small symbolic matrices)."""
-    n = A.shape[0]
-    if n == 1:
-        return A[0, 0]
-    return sum((-1) ** j * A[0, j] * _det(A[1:, [c for c in range(n) if c != j]])
-               for j in range(n))
+def _null_cofactors(G):
+    """``u_tau_s = det[e_s; G]`` (s = 1..S) of (5.6) for an (S-1) x S matrix G: the
+    determinants expanded along their first row, the minors of G's rows memoized by their
+    columns (2^S of them rather than S! products; S = 8 for two links)."""
+    r, S = G.shape
+    memo = {}
+
+    def minor(cols):          # det of G[r - len(cols):, cols]
+        if len(cols) == 1:
+            return G[r - 1, cols[0]]
+        if cols not in memo:
+            row = r - len(cols)
+            memo[cols] = sum((-1) ** j * G[row, c] * minor(cols[:j] + cols[j + 1:])
+                             for j, c in enumerate(cols))
+        return memo[cols]
+    full = tuple(range(S))
+    return ca.vertcat(*[(-1) ** s_ * minor(full[:s_] + full[s_ + 1:]) for s_ in range(S)])
 
 
 def hold(system, coord, target, omega=4.0, zeta=1.0):
@@ -206,7 +264,7 @@ def hold(system, coord, target, omega=4.0, zeta=1.0):
 
     def u0(q, u, t, accel, u_v, u_tau):
         a0 = accel(u_v)[j]
-        a1 = accel(u_v + u_tau)[j] - a0
+        a1 = accel(u_tau, homogeneous=True)[j]      # b u_tau: no difference of large terms
         want = -2 * zeta * omega * u[j] - omega**2 * (q[i] - target)
         return (want - a0) / a1
     return u0
@@ -220,17 +278,19 @@ class ServoLoop:
     system : mechdae.System
         Compiled from a model whose holonomic constraints ``program`` are realized by the
         inputs ``controls``; every other constraint stays ideal.
-    controls : sequence of str
-        Inputs acting as controls u_c (S of them, S >= r).
-    program : sequence of str
-        Constraints realized by the controls (r of them).
+    controls : sequence of str, optional
+        Inputs acting as controls u_c (S of them, S >= r); default ``CONTROLS`` for one
+        link, ``CONTROLS2`` for two (counted by the coordinates psi1, psi2, ...).
+    program : sequence of str, optional
+        Constraints realized by the controls (r of them); default ``PROGRAM`` or
+        ``PROGRAM2`` likewise.
     stabilization : mechdae.Stabilization
         (H, K) of (5.5) for all constraint rows (program and ideal).
     u0 : callable, optional
         ``u0(q, u, t, accel, u_v, u_tau) -> MX`` scalar: the free factor of the null
         direction u_tau of (5.6) (S = r + 1 only), where ``accel(u_c)`` gives the
-        accelerations u' = Q + b u_c; 0 by default (the minimum-norm control u_v).  See
-        :func:`hold`.
+        accelerations u' = Q + b u_c (``accel(u_c, homogeneous=True)``: b u_c); 0 by
+        default (the minimum-norm control u_v).  See :func:`hold`.
 
     Notes
     -----
@@ -238,13 +298,20 @@ class ServoLoop:
     multipliers are eliminated: u' = Q + b u_c with
     ``b = (I - M^-1 C_I^T S_I^-1 C_I) M^-1 B``, ``S_I = C_I M^-1 C_I^T``.  The program rows
     P then require ``Gamma u_c = w``, ``Gamma = C_P b``, ``w = s_P - c_P - C_P Q`` with
-    ``s = H y + K z``.
+    ``s = H y + K z``.  For S = r + 1 the minimum-norm u_v = Gamma^T omega w is computed
+    as the solution of the square system [Gamma; u_tau^T] u_v = [w; 0] (the same vector,
+    without the squared condition number of omega^-1 = Gamma Gamma^T).
     """
 
-    def __init__(self, system, controls=CONTROLS, program=PROGRAM,
+    def __init__(self, system, controls=None, program=None,
                  stabilization=None, u0=None):
         self.system = system
         names = system.constraint_names
+        links = sum(1 for q in system.q_names if q.startswith("psi"))
+        if controls is None:
+            controls = CONTROLS2 if links == 2 else CONTROLS
+        if program is None:
+            program = PROGRAM2 if links == 2 else PROGRAM
         miss = [c for c in controls if c not in system.w_names]
         if miss:
             raise ValueError(f"ServoLoop: controls {miss} are not inputs of '{system.name}' "
@@ -296,11 +363,20 @@ class ServoLoop:
             Q, b = Mih, MiB
         Gam = ca.mtimes(CP, b)
         wv = s[self.rows_P] - c[self.rows_P] - ca.mtimes(CP, Q)
-        uc = ca.mtimes(Gam.T, ca.solve(ca.mtimes(Gam, Gam.T), wv, "qr"))
+        r = len(self.rows_P)
+        if S == r + 1:
+            # the same minimum-norm u_v, as the solution of [Gamma; u_tau^T] u_v = [w; 0]:
+            # forming omega^-1 = Gamma Gamma^T squares the condition number of Gamma (1e4
+            # when two links are nearly collinear) and leaves 1e-9 in the program rows
+            tau = _null_cofactors(Gam)
+            uc = ca.solve(ca.vertcat(Gam, (tau / ca.norm_2(tau) * ca.norm_inf(Gam)).T),
+                          ca.vertcat(wv, 0), "qr")
+        else:
+            uc = ca.mtimes(Gam.T, ca.solve(ca.mtimes(Gam, Gam.T), wv, "qr"))
         if self._u0 is not None:
-            tau = ca.vertcat(*[_det(ca.vertcat(ca.DM.eye(S)[s_, :], Gam))
-                               for s_ in range(S)])
-            uc = uc + self._u0(q, u, t, lambda v: Q + ca.mtimes(b, v), uc, tau) * tau
+            def accel(v, homogeneous=False):
+                return ca.mtimes(b, v) if homogeneous else Q + ca.mtimes(b, v)
+            uc = uc + self._u0(q, u, t, accel, uc, tau) * tau
         ud = Q + ca.mtimes(b, uc)
         qd = F["kinematics"](q, u, p)
         x = ca.vertcat(q, u)

@@ -220,11 +220,12 @@ def servo():
     return sys, stab, loop
 
 
-def controls_5_6(sys, H, K, q, u, psi_p=PSI_P, omega=4.0):
+def controls_5_6(sys, H, K, q, u, psi_p=PSI_P, omega=4.0, controls=sb.CONTROLS):
     """(5.6) written out: u_s = u0 u_tau_s + u_v_s with g^{rho s} = sum_i dg^rho/dv^i b^{is},
     u_tau_s = det[delta^{s.}; g^{1.}; ...; g^{r.}], u_v_s = sum_{rho,sigma} g^{rho s}
     omega_{rho sigma} w^sigma, omega = (sum_l g^{sigma l} g^{rho l})^-1, and u0 fixed by the
-    lean program psi1'' = -2 omega psi1' - omega^2 (psi1 - psi_p).
+    lean program psi1'' = -2 omega psi1' - omega^2 (psi1 - psi_p).  The program rows are
+    all holonomic rows but the last ("skate"), and S = r + 1.
 
     The paper prints u_v with a minus sign and h y + k z + g~: our w^sigma = (H y + K z)^sigma
     - c^sigma - (C_P Q)^sigma is its -(...), the acceleration defect of the uncontrolled
@@ -233,11 +234,12 @@ def controls_5_6(sys, H, K, q, u, psi_p=PSI_P, omega=4.0):
     d = sys.dynamics_terms(q, u, inputs=zero)
     Mm, h, C, c = d["M"], d["h"], d["C"], d["c"]
     B = np.column_stack([sys.dynamics_terms(q, u, inputs=dict(zero, **{n: 1.0}))["h"] - h
-                         for n in sb.CONTROLS])
+                         for n in controls])
     y = d["phi"]
     z = C @ u                                    # scleronomic program: z = (G u, psi)
     s = H @ y + K @ z
-    P, I = [0, 1, 2], [3]
+    r, S = sys.m, len(controls)
+    P, I = list(range(r)), [r]
     Mi = np.linalg.inv(Mm)
     SI = C[I] @ Mi @ C[I].T
     lam = np.linalg.solve(SI, s[I] - c[I] - C[I] @ Mi @ h)
@@ -246,9 +248,9 @@ def controls_5_6(sys, H, K, q, u, psi_p=PSI_P, omega=4.0):
     g = C[P] @ b                                 # (g^{rho s}), r x S
     w = s[P] - c[P] - C[P] @ Q
     om = np.linalg.inv(g @ g.T)
-    uv = np.array([sum(g[r, si] * om[r, t] * w[t] for r in range(3) for t in range(3))
-                   for si in range(4)])
-    ut = np.array([np.linalg.det(np.vstack([np.eye(4)[si], g])) for si in range(4)])
+    uv = np.array([sum(g[a, si] * om[a, t] * w[t] for a in range(r) for t in range(r))
+                   for si in range(S)])
+    ut = np.array([np.linalg.det(np.vstack([np.eye(S)[si], g])) for si in range(S)])
     j = sys.q_names.index("psi1")
     a0, a1 = (Q + b @ uv)[j], (b @ ut)[j]
     u0 = (-2 * omega * u[j] - omega**2 * (q[j] - psi_p) - a0) / a1
