@@ -242,14 +242,36 @@ def _integrate(F, x0, P):
     keep.append(xf)
     buf.set_res(i_xf, memoryview(xf))
     nx = a0.size
+    before = _cumulative(buf)
     try:
         ev()
     except RuntimeError as exc:
         X = xf.reshape(nx, -1, order="F")
         k = finite_prefix(X.T)
-        raise _Failed(exc, X[:, :k].copy(), dict(buf.stats())) from exc
+        raise _Failed(exc, X[:, :k].copy(), _this_call(buf, before)) from exc
     del keep
-    return xf.reshape(nx, -1, order="F"), dict(buf.stats())
+    return xf.reshape(nx, -1, order="F"), _this_call(buf, before)
+
+
+# CasADi's profiling counters of the integrator's inner functions (n_call_*, t_wall_*,
+# t_proc_*) add up over every call that reused the buffer's memory; the solver's own
+# counters (nfevals, nsteps, ...) are per call. Report both per call.
+_CUMULATIVE = ("n_call_", "t_wall_", "t_proc_")
+
+
+def _cumulative(buf):
+    try:
+        return {k: v for k, v in buf.stats().items() if k.startswith(_CUMULATIVE)}
+    except RuntimeError:              # no call on this memory yet
+        return {}
+
+
+def _this_call(buf, before):
+    st = dict(buf.stats())
+    for k, v in before.items():
+        if k in st and isinstance(v, (int, float)):
+            st[k] = st[k] - v
+    return st
 
 
 def _add_stats(agg, st):
