@@ -150,32 +150,30 @@ def _chain(n):
     return mod.build(n).compile(stabilization=None)
 
 
-def test_interpreted_large_model_runs_adams(monkeypatch):
-    """A right-hand side too costly for finite-difference Jacobians (here: forced by
-    ADAMS_WORK = 0 on the Function path) runs Adams with functional iteration: the same
-    motion as BDF/Newton to the tolerances, energy conserved."""
-    from mechdae.simulate import smooth
+def test_smooth_runs_start_with_adams():
+    """cvodes starts with Adams and functional iteration (no Jacobian) on the compiled and
+    the interpreted path: the same motion as BDF/Newton to the tolerances, energy
+    conserved; idas and an explicit scheme run as given."""
     s = _chain(4)
     q0 = {f"theta{i + 1}": 0.4 + 0.1 * i for i in range(4)}
-    ref = s.simulate(2.0, q0=q0, compiled=False, rtol=1e-12, atol=1e-14)
-    assert ref.stats.get("lmm") is None                   # BDF by default
-    monkeypatch.setattr(smooth, "ADAMS_WORK", 0)
-    a = s.simulate(2.0, q0=q0, compiled=False, **TIGHT)
-    assert a.stats["lmm"] == "adams" and a.stats["nlinsetups"] == 0   # no Jacobian
-    _same(a, ref, 1e-7)
-    assert a.energy_error() < 1e-8
-    # the compiled path, idas and an explicit scheme keep BDF / Newton
-    for kw in (dict(compiled=True), dict(method="idas", compiled=False),
+    bdf = dict(integrator_options={"linear_multistep_method": "bdf"})
+    ref = s.simulate(2.0, q0=q0, compiled=False, rtol=1e-12, atol=1e-14, **bdf)
+    assert ref.stats.get("lmm") is None                   # BDF, as asked
+    for compiled in (False, True):
+        a = s.simulate(2.0, q0=q0, compiled=compiled, **TIGHT)
+        assert a.stats["lmm"] == "adams" and a.stats["nlinsetups"] == 0   # no Jacobian
+        _same(a, ref, 1e-7)
+        assert a.energy_error() < 1e-8
+    for kw in (dict(method="idas", compiled=False),
                dict(compiled=False, integrator_options={"newton_scheme": "direct"})):
         assert s.simulate(0.2, q0=q0, **kw).stats.get("lmm") is None
 
 
-def test_stiff_mode_hands_adams_over_to_bdf(monkeypatch):
+def test_stiff_mode_hands_adams_over_to_bdf():
     """Overdamped oscillator x'' + c x' + k x = 0 (c = k = 1e6: modes -1 and -1e6): Adams'
     functional iteration is held to steps ~1e-6 by the stiff mode, exceeds its step budget
     in the first output interval, and BDF finishes the run: the closed form
     x = a1 exp(s1 t) + a2 exp(s2 t) to 1e-7."""
-    from mechdae.simulate import smooth
     m = md.Model("cg_stiff")
     x = m.coordinates("x")
     c = k = 1e6
@@ -183,7 +181,6 @@ def test_stiff_mode_hands_adams_over_to_bdf(monkeypatch):
     m.potential_energy(0.5 * k * x ** 2)
     m.generalized_force(-c * md.der(x), x)
     s = m.compile()
-    monkeypatch.setattr(smooth, "ADAMS_WORK", 0)
     r = s.simulate(1.0, q0={"x": 1.0}, compiled=False, n_out=11)
     assert r.stats["lmm"] == "adams+bdf" and r.stats["nsteps"] < 2000
     s1, s2 = np.roots([1.0, c, k])
@@ -191,14 +188,12 @@ def test_stiff_mode_hands_adams_over_to_bdf(monkeypatch):
     assert np.abs(r["x"] - (a1 * np.exp(s1 * r.t) + a2 * np.exp(s2 * r.t))).max() < 1e-7
 
 
-def test_adams_scheme_named_in_streamed_and_projected_runs(monkeypatch, tmp_path):
+def test_adams_scheme_named_in_streamed_and_projected_runs(tmp_path):
     """The chunked paths (a file, projection steps) report the scheme too, and keep the
     pendulum's rod length |q| = L to the projection tolerance."""
     pytest.importorskip("h5py")
-    from mechdae.simulate import smooth
     s = _pendulum()
     q0 = {"x": 0.6, "y": -0.8}
-    monkeypatch.setattr(smooth, "ADAMS_WORK", 0)
     st = s.simulate(2.0, q0=q0, compiled=False, out=tmp_path / "a.h5", chunk=50, **TIGHT)
     assert st.stats["lmm"] == "adams" and st.stats["n_chunks"] == 10
     pr = s.simulate(2.0, q0=q0, compiled=False, stabilization=md.Projection(), n_out=21)

@@ -56,9 +56,9 @@ class Result:
         ``T + V`` where the model defines energies.
     stats : dict
         Solver statistics, ``wall_time``, ``n_rhs``, ``rank_drops``, ``method``;
-        smooth runs: ``compiled`` (generated C or CasADi Function objects) and, where a
-        large interpreted model started with Adams, ``lmm`` (``"adams"`` or
-        ``"adams+bdf"``);
+        smooth runs: ``compiled`` (generated C or CasADi Function objects) and ``lmm``
+        (``"adams"``, or ``"adams+bdf"`` when BDF took over a stiff stretch; absent when
+        an explicit scheme or idas ran);
         ``rank_drop_constraints``: the dependent constraints by name (see
         :attr:`redundant_constraints`).
     events : list of Event

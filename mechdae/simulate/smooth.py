@@ -142,37 +142,23 @@ def _get_integrator(system, specs, grid, method, rtol, atol, opts, cache=True,
     return F
 
 
-# Newton iterations of BDF need the Jacobian of f: by finite differences that costs nx
-# evaluations of f per factorization, which on the interpreted Function path of a large
-# model (right-hand side not compiled: source past mechdae.codegen.MAX_SOURCE, no compiler)
-# outweighs the integration itself (64-link chain: 24 Jacobians of 128 evaluations at
-# 0.38 ms take 97 % of a 0.01 s run). There cvodes first runs Adams with functional
-# iteration (no Jacobian: for the non-stiff motions of long chains 15x faster, and more
-# accurate at the same tolerances) and hands a stiff stretch back to BDF/Newton: an Adams
-# call that needs more than ADAMS_MAX_STEPS steps for one output interval (the stability
-# limit of a stiff mode caps its step) or fails to converge is continued by BDF from the
-# last output point it completed (the LSODA strategy, at output points).
+# The default scheme is the LSODA strategy at output points. cvodes first runs Adams with
+# functional iteration: no Jacobian, and for the non-stiff motions of mechanisms it takes
+# fewer and cheaper steps than BDF/Newton at the same tolerances (8-link chain over 10 s:
+# 1.8x faster; 16-link: 5x; the 64-link chain interpreted: 24 finite-difference Jacobians
+# of 128 evaluations were 97 % of a BDF run). A stiff stretch goes back to BDF/Newton: an
+# Adams call that needs more than ADAMS_MAX_STEPS steps for one output interval (the
+# stability limit of a stiff mode caps its step) or fails to converge is continued by BDF
+# from the last output point it completed. An explicit scheme in integrator_options
+# (linear_multistep_method="bdf", ...) or method="idas" runs as given.
 ADAMS = dict(linear_multistep_method="adams", nonlinear_solver_iteration="functional")
 ADAMS_MAX_STEPS = 500
-# interpreted scalar instructions x states past which a Jacobian by finite differences is
-# "expensive" (about 3 ms at 8 ns an instruction): the 32-link chain, 9,500 x 64, runs
-# Adams when interpreted (10 s: 0.28 s against 1.2 s with BDF); the 16-link chain,
-# 3,000 x 32, and the small models stay on BDF
-ADAMS_WORK = 400_000
 _SCHEME_KEYS = ("linear_multistep_method", "nonlinear_solver_iteration", "newton_scheme")
 
 
 def _adams_first(system, specs, method, opts, compiled):
     """Whether the integration starts with Adams / functional iteration (see ADAMS)."""
-    if method == "idas" or any(k in opts for k in _SCHEME_KEYS):
-        return False
-    f, is_compiled = ode_function(system, specs, compiled)
-    if is_compiled:
-        return False
-    from ..codegen import instruction_count
-    work = once(system.__dict__.setdefault("_ode_work", {}), (inputs_key(specs),),
-                lambda: instruction_count([f]) * f.numel_in(0))
-    return work > ADAMS_WORK
+    return method != "idas" and not any(k in opts for k in _SCHEME_KEYS)
 
 
 def _integrate_grid(system, specs, g, x0, P, method, rtol, atol, opts, compiled,
@@ -381,9 +367,9 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
     ``compiled``: the right-hand side as generated C (:func:`ode_function`; ``"auto"``
     falls back to the CasADi Function with one warning when no C compiler works), or
     ``False`` for the Function; ``res.stats["compiled"]`` says which ran. An interpreted
-    right-hand side past :data:`ADAMS_WORK` runs Adams with functional iteration first
-    (:data:`ADAMS`; BDF takes over a stiff stretch): ``res.stats["lmm"]`` is then
-    ``"adams"`` or ``"adams+bdf"`` (absent: BDF throughout); an explicit
+    cvodes run starts with Adams and functional iteration (:data:`ADAMS`; BDF takes over
+    a stiff stretch): ``res.stats["lmm"]`` is ``"adams"`` or ``"adams+bdf"`` (absent: BDF
+    throughout, as asked); an explicit
     ``integrator_options`` scheme (``linear_multistep_method``,
     ``nonlinear_solver_iteration``, ``newton_scheme``) or ``method="idas"`` is kept.
     """
