@@ -15,7 +15,8 @@
    (``mujoco.rollout``, all steps in C; MuJoCo's accelerations checked to 1e-9 too),
    each with its largest angle error against a reference (mechdae, Adams at rtol 1e-13,
    checked against LSODA on Pinocchio at rtol 1e-13); then mechdae at each peer's
-   accuracy (the loosest rtol that reaches it), with cvodes' default BDF/Newton and with
+   accuracy (the loosest rtol that reaches it), with BDF/Newton
+   (``integrator_options={"linear_multistep_method": "bdf"}``) and with
    ``integrator_options=mechdae.simulate.smooth.ADAMS`` (no Jacobians).
 3. Time stepping: the whole ``simulate()`` of the 10-bead column (models/column_of_beads,
    dt = 1 ms, 10 s, every step stored) per step against MuJoCo per step on a column of
@@ -44,15 +45,17 @@ within a run are what counts; pin 4.1.0, mujoco 4.0.0, CasADi 3.8.2; ranges over
   oracle call adds as much as the generated code itself, or more.
 
   10 s run, rtol 1e-8   mechdae (err)            LSODA+Pinocchio (err)  MuJoCo RK4 (err)
+  (before: cvodes BDF by default)
   n = 8                 0.018-0.041 s (6.4e-7)   1.49-1.70x (2.5e-9)    9.3-11.6x (5.1e-10)
   n = 16                0.057-0.127 s (2.6e-7)   0.84-1.42x (1.3e-9)    5.0-6.6x (1.2e-9)
-  (peer time / mechdae time; target > 1: met against MuJoCo and, at n = 8, against
-  LSODA; at n = 16 against LSODA one run of 8 fell below 1.) BDF at rtol 1e-8 is
-  100x less accurate than LSODA: at LSODA's accuracy BDF needs rtol 1e-11 (n = 8:
-  0.54-0.63x) or 1e-12 (n = 16: 0.20-0.34x), Adams rtol 1e-10 (n = 8: 1.81-2.36x,
-  n = 16: 1.76-2.61x). At MuJoCo's accuracy: BDF 2.3-2.8x (n = 8) and 1.20-1.63x
-  (n = 16), Adams 8.9-11.2x and 9.1-12.6x. Adams at rtol 1e-8 (err 6.9e-8 and
-  9.2e-8): LSODA / it 2.7-2.8x and 3.0-3.6x, MuJoCo / it 17-20x and 14-17x.
+  (now: Adams first by default, BDF for stiff stretches; one run, load ~3)
+  n = 8                 0.013 s (6.9e-8)         2.65x (2.5e-9)         18.7x (5.1e-10)
+  n = 16                0.033 s (9.2e-8)         2.24x (1.3e-9)         14.2x (1.2e-9)
+  (peer time / mechdae time; target > 1: met.) At each peer's accuracy: against LSODA
+  Adams at rtol 1e-10 is 1.88x (n = 8) and 2.07x (n = 16) faster, BDF would need rtol
+  1e-11/1e-12 (0.41x and 0.19x); against MuJoCo Adams 10.9x and 13.1x, BDF 2.9x and
+  1.2x. BDF at rtol 1e-8 is ~100x less accurate than LSODA: that is why the default
+  changed (smooth.py, _adams_first).
 
   column of 10 beads, us/step: mechdae whole simulate() 6.0-13.6 (its loop 4.9-11.5);
   MuJoCo 12.4-27.4 (rollout, states stored), 11.4-27.1 (mj_step in C); mechdae /
@@ -241,9 +244,11 @@ def mj_trials(mujoco, mm, d, s0, spec, nstep, out):
     return timed(run_rollout), timed(run_c)
 
 
-# mechdae's scheme options for the accuracy-matched rows: cvodes' default (BDF / Newton
-# on finite-difference Jacobians) and Adams / functional iteration (no Jacobian), which a
-# caller selects with integrator_options=ADAMS (the default for large interpreted models)
+# mechdae's scheme options for the accuracy-matched rows: BDF / Newton on finite-difference
+# Jacobians (integrator_options={"linear_multistep_method": "bdf"}) and Adams / functional
+# iteration (no Jacobian; the default since issue 15 starts with it and hands a stiff
+# stretch to BDF)
+BDF = {"linear_multistep_method": "bdf"}
 RTOLS = (1e-8, 1e-9, 1e-10, 1e-11, 1e-12)
 
 
@@ -300,7 +305,7 @@ def smooth_rows(ch, pin, mujoco):
     # mechdae at each peer's accuracy: the loosest rtol of RTOLS reaching it, per scheme
     matched = {}
     for peer_ in ("lsoda", "mujoco"):
-        for scheme, opts in (("bdf", {}), ("adams", ADAMS)):
+        for scheme, opts in (("bdf", BDF), ("adams", ADAMS)):
             for rtol in RTOLS:
                 key = f"{scheme} {rtol:.0e}"
                 if key not in err:
@@ -310,14 +315,12 @@ def smooth_rows(ch, pin, mujoco):
                     break
     t = race(trials, 5)
     r = got["mechdae"]
-    st0, st1 = r.stats, s.simulate(T_RUN, q0=ch.q0, **TOL).stats
-    # CasADi's oracle counters add up over the calls of the cached integrator: a difference
-    in_cvodes = ((st1["t_wall_daeF"] - st0["t_wall_daeF"])
-                 / max(1, st1["n_call_daeF"] - st0["n_call_daeF"]))
-    print(f"chain n = {n}, 10 s run, rtol 1e-8: mechdae {t['mechdae']:.3f} s "
-          f"(err {err['mechdae']:.1e}, {r.stats['n_rhs']} rhs at {in_cvodes * 1e6:.2f} us "
-          f"each as cvodes calls them, {r.stats['nlinsetups']} Jacobians by finite "
-          "differences)")
+    st = r.stats                   # CasADi's oracle counters, per call (Result.stats)
+    in_cvodes = st["t_wall_daeF"] / max(1, st["n_call_daeF"])
+    print(f"chain n = {n}, 10 s run, rtol 1e-8: mechdae (default: {st.get('lmm', 'bdf')}) "
+          f"{t['mechdae']:.3f} s (err {err['mechdae']:.1e}, {st['n_rhs']} rhs at "
+          f"{in_cvodes * 1e6:.2f} us each as cvodes calls them, {st['nlinsetups']} "
+          "Jacobians by finite differences)")
 
     ka = f"adams {TOL['rtol']:.0e}"
     vs = "".join(f", {name} / it {t[k] / t[ka]:.2f}x" for k, name in
