@@ -54,7 +54,10 @@ typedef struct {
     mdae_eval_fn ev; void *ev_ctx;
 } mdae_ode_system;
 
+enum { MDAE_ODE_DOPRI5 = 0, MDAE_ODE_DOP853 = 1 };
+
 typedef struct {
+    int method;             /* MDAE_ODE_DOPRI5 or MDAE_ODE_DOP853                       */
     double rtol, atol;
     double window;          /* first window (s): reference of the tolerance, sampling   */
     double window_max;      /* largest window and largest step (s)                      */
@@ -104,10 +107,14 @@ int mdae_ode_run(const mdae_ode_system *s, const mdae_ode_options *o, double t0,
                  double *T_out, double *X_out, double *e, double *edot, int *fired,
                  double *work, mdae_ode_info *info);
 
-/* One Dormand-Prince step from (t, x) of size h (x' at the start given as k1): the state
- * at t + h in y. For tests and the location's re-integrations. */
-int mdae_ode_dopri_step(const mdae_ode_system *s, double t, const double *x,
-                        const double *k1, double h, double *y, double *work);
+/* One step of `method` from (t, x) of size h (x' at the start given as k1): the state at
+ * t + h in y; work: 13 nx doubles. */
+int mdae_ode_step(int method, const mdae_ode_system *s, double t, const double *x,
+                  const double *k1, double h, double *y, double *work);
+
+/* |R(re + i im)|: the growth factor of one step of `method` on y' = lambda y, z = h lambda
+ * (its stability function, from the tableau). */
+double mdae_ode_growth(int method, double re, double im);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 """Issue 13: the event engine's smooth phases in C (csrc/mdae_ode.c, simulate/_ode.pyx).
 
-The Dormand-Prince 5(4) integrator with event location, checked against closed forms:
+The Dormand-Prince pairs (8(5,3) and 5(4)) with event location, checked against closed
+forms:
 free flight is a polynomial of degree 2 (every step and the continuous extension exact),
 the harmonic oscillator's solution and zero crossings are known, and an event function
 that starts at zero (a contact that just opened) fires only on its return. Then the
@@ -41,10 +42,11 @@ def _ball_phase(R=0.1):
     return _phase(ca.vertcat(x[1], -G), x[0] - R, x, t, P)
 
 
-def test_free_flight_lands_at_the_closed_form_time_and_outputs_are_the_parabola():
+@pytest.mark.parametrize("method", [0, 1], ids=["dopri5", "dop853"])
+def test_free_flight_lands_at_the_closed_form_time_and_outputs_are_the_parabola(method):
     ph = _ball_phase()
     to = np.linspace(0.0, 0.6, 61)[1:]     # the ball lands at 0.4515: outputs up to there
-    r = ph.run(0.0, [1.1, 0.0], 2.0, [0.0], t_out=to)
+    r = ph.run(0.0, [1.1, 0.0], 2.0, [0.0], t_out=to, method=method)
     t1 = math.sqrt(2 * 1.0 / G)
     assert r["outcome"] == _ode.EVENT and r["fired"] == [0]
     # the time lies past the root by at most event_tol, with the gap <= 0 there
@@ -58,29 +60,32 @@ def test_free_flight_lands_at_the_closed_form_time_and_outputs_are_the_parabola(
     assert r["steps"] <= 10                    # polynomial: the steps grow 5x each
 
 
-def test_an_event_function_starting_at_zero_fires_on_its_return_only():
+@pytest.mark.parametrize("method", [0, 1], ids=["dopri5", "dop853"])
+def test_an_event_function_starting_at_zero_fires_on_its_return_only(method):
     """Just after an impact the gap is 0 and growing: shifted by gap_tol until armed, so
     the flight v0 -> -v0 lands at 2 v0 / g, not at the start."""
     ph = _ball_phase()
     v0 = 2.0
-    r = ph.run(0.0, [0.1, v0], 5.0, [0.0])
+    r = ph.run(0.0, [0.1, v0], 5.0, [0.0], method=method)
     assert r["outcome"] == _ode.EVENT
     assert r["t"] == pytest.approx(2 * v0 / G, abs=1e-10)
     assert r["x"][1] == pytest.approx(-v0, abs=1e-12)
 
 
-def test_harmonic_oscillator_matches_cos_and_its_zero_crossings():
+@pytest.mark.parametrize("method", [0, 1], ids=["dopri5", "dop853"])
+def test_harmonic_oscillator_matches_cos_and_its_zero_crossings(method):
     w = 3.0
     x, t, P = ca.SX.sym("x", 2), ca.SX.sym("t"), ca.SX.sym("P", 1)
     # the event: the first return to x = 0.5 from above
     ph = _phase(ca.vertcat(x[1], -w * w * x[0]), ca.vertcat(x[0] - 0.5), x, t, P)
-    r = ph.run(0.0, [1.0, 0.0], 10.0, [0.0], rtol=1e-10, atol=1e-12)
+    r = ph.run(0.0, [1.0, 0.0], 10.0, [0.0], rtol=1e-10, atol=1e-12, method=method)
     assert r["outcome"] == _ode.EVENT
     assert r["t"] == pytest.approx(math.acos(0.5) / w, abs=1e-10)
     # no event: 10 s of cos(w t), outputs from the continuous extension
     ph2 = _phase(ca.vertcat(x[1], -w * w * x[0]), ca.vertcat(2.0 + x[0]), x, t, P)
     to = np.linspace(0.0, 10.0, 2001)[1:]
-    r2 = ph2.run(0.0, [1.0, 0.0], 10.0, [0.0], rtol=1e-10, atol=1e-12, t_out=to)
+    r2 = ph2.run(0.0, [1.0, 0.0], 10.0, [0.0], rtol=1e-10, atol=1e-12, t_out=to,
+                 method=method)
     assert r2["outcome"] == _ode.DONE and r2["t"] == 10.0
     np.testing.assert_array_equal(r2["T_out"], to)
     np.testing.assert_allclose(r2["X_out"][:, 0], np.cos(w * to), atol=2e-8)   # global error
@@ -91,7 +96,8 @@ def test_harmonic_oscillator_matches_cos_and_its_zero_crossings():
     up = _phase(ca.vertcat(x[1], -w * w * x[0]), ca.vertcat(-x[0]), x, t, P)
     times, t0, x0 = [], 0.0, [1.0, 0.0]
     for k in range(6):
-        r3 = (up if k % 2 else down).run(t0, x0, 10.0, [0.0], rtol=1e-10, atol=1e-12)
+        r3 = (up if k % 2 else down).run(t0, x0, 10.0, [0.0], rtol=1e-10, atol=1e-12,
+                                         method=method)
         assert r3["outcome"] == _ode.EVENT
         times.append(r3["t"])
         t0, x0 = r3["t"], r3["x"]
@@ -110,11 +116,17 @@ def test_a_stiff_phase_is_reported():
 def test_stable_step_keeps_the_baumgarte_modes_decaying():
     """alpha = 20, beta = 100: eigenvalues -20 +- 98i; |R(h lambda)| of the DOPRI5 pair
     reaches 1 at h = 0.030, the step kept is two thirds of that."""
-    h = stable_step([complex(-20, 98), complex(-20, -98)])
+    h = stable_step([complex(-20, 98), complex(-20, -98)], _ode.DOPRI5)
     assert h == pytest.approx(0.02, abs=5e-4)
     z = 1.5 * h * complex(-20, 98)
-    R = sum(z ** k / math.factorial(k) for k in range(6)) + z ** 6 / 600
+    R = sum(z ** k / math.factorial(k) for k in range(6)) + z ** 6 / 600   # DOPRI5's R(z)
     assert abs(R) == pytest.approx(1.0, abs=2e-3)
+    assert _ode.growth(_ode.DOPRI5, z) == pytest.approx(abs(R), rel=1e-12)
+    # the 8th-order pair: R(z) agrees with exp(z) to O(z^9) for small z
+    for z in (0.1, complex(-0.2, 0.3)):
+        assert _ode.growth(_ode.DOP853, z) == pytest.approx(abs(np.exp(z)), rel=1e-9)
+    # its real stability boundary is about -6.0 (Hairer's dop853)
+    assert 5.5 < stable_step([-1.0], _ode.DOP853) * 1.5 < 6.5
     assert stable_step([]) == math.inf
 
 

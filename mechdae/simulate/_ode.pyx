@@ -1,6 +1,6 @@
 # cython: language_level=3
-"""Thin wrapper of csrc/mdae_ode.{h,c}: a smooth phase integrated in C (Dormand-Prince 5(4)
-with event location), and generated CasADi functions called by address.
+"""Thin wrapper of csrc/mdae_ode.{h,c}: a smooth phase integrated in C (Dormand-Prince 8(5,3)
+or 5(4) with event location), and generated CasADi functions called by address.
 
 :class:`CFunction` calls one CasADi-generated C function (address from
 :meth:`mechdae.codegen.Library.symbol`) on dense numpy buffers; :class:`Phase` drives
@@ -40,6 +40,7 @@ cdef extern from "mdae_ode.h":
         mdae_eval_fn ev
         void *ev_ctx
     ctypedef struct mdae_ode_options:
+        int method
         double rtol, atol
         double window, window_max
         int nsub
@@ -59,11 +60,21 @@ cdef extern from "mdae_ode.h":
                      double *xdot, double t_end, double h0, const double *t_out, int n_out,
                      double *T_out, double *X_out, double *e, double *edot, int *fired,
                      double *work, mdae_ode_info *info) nogil
-    int mdae_ode_dopri_step(const mdae_ode_system *s, double t, const double *x,
-                            const double *k1, double h, double *y, double *work) nogil
+    int mdae_ode_step(int method, const mdae_ode_system *s, double t, const double *x,
+                      const double *k1, double h, double *y, double *work) nogil
+    double mdae_ode_growth(int method, double re, double im)
 
 #: outcomes of :meth:`Phase.run`
 DONE, EVENT, STIFF = 0, 1, 2
+#: Runge-Kutta pairs: Dormand-Prince 5(4) and 8(5,3)
+DOPRI5, DOP853 = 0, 1
+
+
+def growth(int method, z):
+    """``|R(z)|``: the growth of one step of ``method`` on ``y' = lambda y``,
+    ``z = h lambda`` (the stability function of its tableau)."""
+    z = complex(z)
+    return mdae_ode_growth(method, z.real, z.imag)
 
 
 cdef class CFunction:
@@ -226,7 +237,7 @@ cdef class Phase:
     def run(self, double t0, x0, double t_end, P, double h0=0.0, double rtol=1e-10,
             double atol=1e-12, double window=0.2, double window_max=0.2, int nsub=32,
             double event_tol=1e-10, double stiff_h=0.0, t_out=None, long max_steps=10000000,
-            double h_stab=0.0):
+            double h_stab=0.0, int method=1):
         """Integrate from ``(t0, x0)`` to ``t_end`` or the first event.
 
         Returns
@@ -264,6 +275,7 @@ cdef class Phase:
         o.window, o.window_max, o.nsub = window, window_max, nsub
         o.event_tol, o.stiff_h, o.max_steps = event_tol, stiff_h, max_steps
         o.h_stab = h_stab
+        o.method = method
         o.shift = &shift[0]
         self.sys.P = &Pc[0]
         with nogil:
@@ -278,19 +290,19 @@ cdef class Phase:
                     rejected=info.n_rejected, rhs=info.n_rhs, ev=info.n_ev,
                     shoots=info.n_shoots)
 
-    def step(self, double t, x, xdot, double h, P):
-        """One Dormand-Prince step of size ``h`` from ``(t, x)`` (``xdot = f(x, t)``)."""
+    def step(self, double t, x, xdot, double h, P, int method=1):
+        """One step of ``method`` of size ``h`` from ``(t, x)`` (``xdot = f(x, t)``)."""
         cdef cnp.ndarray[cnp.float64_t, ndim=1] xa = np.ascontiguousarray(x, dtype=np.float64)
         cdef cnp.ndarray[cnp.float64_t, ndim=1] k1 = np.ascontiguousarray(xdot, dtype=np.float64)
         cdef cnp.ndarray[cnp.float64_t, ndim=1] Pc = np.ascontiguousarray(P, dtype=np.float64)
         cdef cnp.ndarray[cnp.float64_t, ndim=1] y = np.empty(self.nx)
-        cdef cnp.ndarray[cnp.float64_t, ndim=1] w = np.empty(7 * self.nx)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] w = np.empty(13 * self.nx)
         cdef int st
         if xa.shape[0] != self.nx or k1.shape[0] != self.nx:
             raise ValueError("x, xdot: wrong size")
         self.sys.P = &Pc[0]
         with nogil:
-            st = mdae_ode_dopri_step(&self.sys, t, &xa[0], &k1[0], h, &y[0], &w[0])
+            st = mdae_ode_step(method, &self.sys, t, &xa[0], &k1[0], h, &y[0], &w[0])
         if st:
             raise RuntimeError(f"step failed: {mdae_status_str(st).decode()}")
         return y

@@ -27,34 +27,31 @@ from ...codegen import library
 __all__ = ["CompiledMode", "compiled_terms", "densified", "stable_step"]
 
 
-def _dopri_growth(z):
-    """``|R(z)|``, the stability function of the Dormand-Prince 5(4) pair."""
-    return abs(sum(z ** k / math.factorial(k) for k in range(6)) + z ** 6 / 600.0)
+def stable_step(eigenvalues, method=1, fraction=2.0 / 3.0):
+    """Largest step of the Runge-Kutta pair ``method`` (:data:`_ode.DOP853` or
+    :data:`_ode.DOPRI5`) for which the decaying linear modes ``eigenvalues`` keep
+    decaying: ``fraction`` of the smallest step with ``|R(h lambda)| >= 1`` (inf when none
+    is given). At the boundary the step control lets tolerance-level noise persist (a
+    closed contact's Baumgarte rest oscillating at 1e-13 m instead of 1e-16).
 
-
-def stable_step(eigenvalues, fraction=2.0 / 3.0):
-    """Largest Dormand-Prince step for which the decaying linear modes ``eigenvalues``
-    keep decaying: ``fraction`` of the smallest step with ``|R(h lambda)| >= 1`` (inf when
-    none is given). At the boundary the step control lets tolerance-level noise persist
-    (a closed contact's Baumgarte rest oscillating at 1e-13 m instead of 1e-16).
-
-    >>> round(stable_step([complex(-20, 98)]), 4)        # alpha = 20, beta = 100
+    >>> round(stable_step([complex(-20, 98)], method=0), 4)    # DOPRI5, alpha 20, beta 100
     0.02
     """
-    hs = [_boundary(complex(lam)) for lam in eigenvalues if complex(lam).real < 0]
+    hs = [_boundary(complex(lam), method) for lam in eigenvalues if complex(lam).real < 0]
     return fraction * min(hs) if hs else math.inf
 
 
 @functools.lru_cache(maxsize=256)
-def _boundary(lam):
+def _boundary(lam, method):
     """Smallest ``h > 0`` with ``|R(h lam)| = 1`` (geometric scan, then bisection)."""
+    from .. import _ode
     a = 1e-3 / abs(lam)
     b = a * 1.25
-    while _dopri_growth(b * lam) < 1.0 and b < 1e6 / abs(lam):
+    while _ode.growth(method, b * lam) < 1.0 and b < 1e6 / abs(lam):
         a, b = b, b * 1.25
     for _ in range(40):
         c = 0.5 * (a + b)
-        if _dopri_growth(c * lam) < 1.0:
+        if _ode.growth(method, c * lam) < 1.0:
             a = c
         else:
             b = c
