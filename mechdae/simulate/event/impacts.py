@@ -35,16 +35,17 @@ def not_exhaustive(extra, sol, t, names, what):
 
 
 def _kernel():
-    """:func:`mechdae.contact.kernels.impact` (imported on first use: the contact package
-    imports the simulators)."""
-    global _IMPACT
-    if _IMPACT is None:
-        from ...contact.kernels import impact
-        _IMPACT = impact
-    return _IMPACT
+    """:func:`mechdae.contact.kernels.impact` (the module is imported on first use: the
+    contact package imports the simulators; the function is looked up on each call, so a
+    wrapped or patched kernel is the one used)."""
+    global _KERNELS
+    if _KERNELS is None:
+        from ...contact import kernels
+        _KERNELS = kernels
+    return _KERNELS.impact
 
 
-_IMPACT = None
+_KERNELS = None
 
 
 class ImpactLogic:
