@@ -5,11 +5,19 @@
    the assembly alone (``contact_problem``), and the whole ``System.impact`` (fast path:
    gap evaluation, one CasADi buffer call of the active set's Function, one bound C solve,
    a lazy result), with the breakdown of the fast path.
-2. 10,000 impacts of seed 000 (two-link mechanism over an (alpha, gamma) grid, states
+2. The seed-000 impact (two-link mechanism, both feet closed) through ``System.impact``
+   with the states as arrays and as dicts by name (the docs' and model files' form),
+   with and without ``params`` (issue 15 targets: < 8 us arrays, < 12 us dicts).
+3. 10,000 impacts of seed 000 (two-link mechanism over an (alpha, gamma) grid, states
    built with numpy) through the vectorized path ``System.impact_batch`` (one mapped
-   CasADi call + one C call, both over BATCH_THREADS threads), against a Python loop over
-   numpy solving the same problems by mode enumeration (the peer), and against a Python
-   loop over ``System.impact``. Ratios are printed; the 1-thread figure too.
+   CasADi call + one C call, both over BATCH_THREADS threads; target < 30 ms), against a
+   Python loop over numpy solving the same problems by mode enumeration (the peer), and
+   against a Python loop over ``System.impact``. Ratios are printed; the 1-thread figure
+   and the C kernel alone too.
+4. One contact sliding in space (a rigid body on one foot, 200 random states): the C
+   enumeration per impact, whose sliding direction comes from the certified closed form
+   (mdae_slide_search1), against the same problems solved in numpy (sliding angle by a
+   fine scan and bisection of the trigonometric polynomial: the peer, not exhaustive).
 """
 import itertools
 import os
@@ -112,8 +120,24 @@ def main():
     print(f"    of which: gaps {t_gap * 1e6:.2f} us, active-set Function {t_fun * 1e6:.2f} us,"
           f" bound C solve + result {t_c * 1e6:.2f} us,"
           f" Python {(t_sys - t_gap - t_fun - t_c) * 1e6:.2f} us")
-    # ------------------------------------------------------------ 2. 10,000 seed-000 impacts
+    # ------------------------------------------------------------ 2. one seed-000 impact
     s = tl.build().compile()
+    qd1, vd1 = tl.impact_state(0.4, -2.0)
+    qa1, ua1 = (np.asarray(x, float) for x in s.state_arrays(qd1, vd1)[:2])
+    pf = {"f": 0.5}
+    s.impact(qa1, ua1)
+    t_arr = best(lambda: s.impact(qa1, ua1), 20000, rep=7)
+    t_dict = best(lambda: s.impact(qd1, vd1), 20000, rep=7)
+    t_arr_p = best(lambda: s.impact(qa1, ua1, params=pf), 20000, rep=7)
+    t_dict_p = best(lambda: s.impact(qd1, vd1, params=pf), 20000, rep=7)
+    print("\nseed-000 impact (two-link mechanism, both feet closed), System.impact:")
+    print(f"  states as arrays                        {t_arr * 1e6:8.2f} us   "
+          f"(target < 8 us: {'met' if t_arr < 8e-6 else 'NOT met'})")
+    print(f"  states as dicts by name                 {t_dict * 1e6:8.2f} us   "
+          f"(target < 12 us: {'met' if t_dict < 12e-6 else 'NOT met'})")
+    print(f"  arrays, params={{'f': 0.5}}               {t_arr_p * 1e6:8.2f} us")
+    print(f"  dicts, params={{'f': 0.5}}                {t_dict_p * 1e6:8.2f} us")
+    # ------------------------------------------------------------ 3. 10,000 seed-000 impacts
     n = 100
     al, ga = np.meshgrid(np.linspace(0.05, np.pi / 2 - 0.05, n),
                          np.linspace(-np.pi + 0.05, -0.05, n), indexing="ij")
@@ -130,6 +154,16 @@ def main():
     s.impact_batch(qs, vs, params={"f": 0.5})
     t_batch1 = best(lambda: s.impact_batch(qs, vs, params={"f": 0.5}), 1, rep=7)
     A.BATCH_THREADS = threads
+    # the C kernel alone on the batch's contact-space problems (one thread)
+    asm = A._assembler(s)
+    Pm = np.tile(np.asarray(s.p_defaults, float)[:, None], (1, N))
+    Pm[s.p_names.index("f")] = 0.5
+    ob = asm.evaluate_batch(qs.T, vs.T, np.zeros((0, N)), 0.0, Pm, np.zeros((0, N)))
+    Db, vb, Lb = (np.ascontiguousarray(ob["D"]), np.ascontiguousarray(ob["Wu"][:, :, 0]),
+                  ob["laws"][:, :, 0])
+    enb, etb, mub = (np.ascontiguousarray(Lb[:, j::3]) for j in range(3))
+    t_kern = best(lambda: mc.impact_batch(Db, vb, enb, etb, mub, 2, energy="report"), 1,
+                  rep=7)
     # peer: Python loop over numpy (D from the same assembly, enumeration in numpy)
     probs = [s.contact_problem(qs[i], vs[i], params={"f": 0.5}) for i in range(N)]
     Ds = [p.D for p in probs]
@@ -147,16 +181,91 @@ def main():
                         numpy_enum(Ds[i], vms[i], mu)))
     print(f"\n{N} impacts of seed 000 (two-link mechanism, f = 0.5):")
     print(f"  System.impact_batch (vectorized)        {t_batch * 1e3:8.2f} ms   "
-          f"(target < 50 ms: {'met' if t_batch < 50e-3 else 'NOT met'}; "
+          f"(target < 30 ms: {'met' if t_batch < 30e-3 else 'NOT met'}; "
           f"{A.BATCH_THREADS} threads)")
     print(f"    same, 1 thread                        {t_batch1 * 1e3:8.2f} ms")
+    print(f"    C kernel alone (1 thread)             {t_kern * 1e3:8.2f} ms   "
+          f"({t_kern / N * 1e6:.2f} us a problem)")
     print(f"    states from impact_state (numpy) + batch {t_states * 1e3:5.2f} ms")
     print(f"  Python loop over numpy enumeration      {t_np * 1e3:8.1f} ms   "
           f"ratio {t_np / t_batch:6.1f}x (target >= 30x)")
     print(f"  Python loop over System.impact          {t_loop * 1e3:8.1f} ms   "
           f"ratio {t_loop / t_batch:6.1f}x")
     print(f"  modes agree with the numpy peer on {agree}/{len(range(0, N, 97))} sampled problems")
+    # ------------------------------------------------------------ 4. one contact in space
+    probs = one_foot_problems(200)
+    t_c = best(lambda: [mc.impact(D, v, 0.0, 0.0, mu, 3, energy="report")
+                        for D, v, mu in probs], 1, rep=5) / len(probs)
+    t_np = best(lambda: [numpy_slide3(D, v, mu[0]) for D, v, mu in probs[:40]], 1,
+                rep=3) / 40
+    same = sum(1 for D, v, mu in probs[:40]
+               if _same_first(mc.impact(D, v, 0.0, 0.0, mu, 3, energy="report"),
+                              numpy_slide3(D, v, mu[0])))
+    print("\none contact sliding in space (rigid body on one foot, 200 states):")
+    print(f"  mechdae.contact.impact (enumeration)    {t_c * 1e6:8.2f} us a problem "
+          "(exhaustive: certified closed-form direction)")
+    print(f"  numpy peer (scan + bisection)           {t_np * 1e6:8.2f} us a problem   "
+          f"ratio {t_np / t_c:6.1f}x")
+    print(f"  same first solution on {same}/40 problems")
     return out
+
+
+def one_foot_problems(n, seed=1):
+    """(D, v, mu) of a rigid body (unit mass, random principal inertia) touching the
+    ground at one random point, approaching with random speeds."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        r = rng.normal(size=3)
+        r[2] = -abs(r[2])
+        rows = []
+        for d in np.eye(3)[[2, 0, 1]]:
+            rows.append(np.concatenate([d, np.cross(r, d)]))
+        W = np.array(rows)
+        D = W @ np.diag(np.concatenate([[1.0] * 3, 1.0 / rng.uniform(0.1, 1.0, 3)])) @ W.T
+        v = W @ rng.normal(size=6)
+        if v[0] < 0:
+            out.append((D, v, np.array([rng.uniform(0.1, 2.0)])))
+    return out
+
+
+def numpy_slide3(D, v, mu, grid=720):
+    """Peer: a single 3D contact by the modes in numpy; the sliding angle from a scan of
+    G(th) = V x s on ``grid`` points refined by bisection (first consistent solution:
+    separate, stick, slide)."""
+    if v[0] >= 0:
+        return "separate", np.zeros(3)
+    P = np.linalg.solve(D, -v)
+    if P[0] >= 0 and np.hypot(P[1], P[2]) <= mu * P[0] * (1 + 1e-12):
+        return "stick", P
+
+    def G(th):
+        g = np.stack([np.ones_like(th), -mu * np.cos(th), -mu * np.sin(th)])
+        rho = -v[0] / (D[0] @ g)
+        w = (D @ g) * rho + v[:, None]
+        return w[1] * np.sin(th) - w[2] * np.cos(th), rho, w
+    th = np.linspace(0.0, 2 * np.pi, grid + 1)
+    g = G(th)[0]
+    for i in np.flatnonzero(np.sign(g[:-1]) != np.sign(g[1:])):
+        a, b = th[i], th[i + 1]
+        for _ in range(60):
+            m = 0.5 * (a + b)
+            if np.sign(G(np.array([m]))[0][0]) == np.sign(G(np.array([a]))[0][0]):
+                a = m
+            else:
+                b = m
+        x = np.array([0.5 * (a + b)])
+        _, rho, w = G(x)
+        if rho[0] >= 0 and w[1, 0] * np.cos(x[0]) + w[2, 0] * np.sin(x[0]) >= 0:
+            return "slide", rho[0] * np.array([1.0, -mu * np.cos(x[0]), -mu * np.sin(x[0])])
+    return "none", np.full(3, np.nan)
+
+
+def _same_first(sol, peer):
+    mode, P = peer
+    if mode == "none":
+        return sol.status == "inconsistent"
+    return sol.modes[0] == mode and np.allclose(sol.P, P, atol=1e-7 * max(1.0, abs(P).max()))
 
 
 if __name__ == "__main__":

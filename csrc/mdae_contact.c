@@ -13,6 +13,7 @@
 #define PICARD_MAX 200
 #define SLIDE_ROOTS 64         /* roots of one sliding-direction search kept           */
 #define NRHS_MAX (1 + 3 * MDAE_SLIDE_KMAX)
+#define SEEN_MAX 16            /* distinct solutions counted exactly past the capacity   */
 
 /* ------------------------------------------------------------------------------------ */
 /* small dense helpers                                                                   */
@@ -49,14 +50,17 @@ static double norm2(int n, const double *x)
  * 1e-4 and accepted dropped rows with residuals of order one. A column whose best scaled
  * pivot is below 1e-13 is free (its unknown is set to 0: basic solution). Returns 0 when
  * the system is consistent (every dropped row has a scaled right-hand side below
- * 2e-9 max_i |B_i| / r_i), 1 otherwise. piv: n ints. */
-static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *X)
+ * 2e-9 max_i |B_i| / r_i), 1 otherwise. piv: n ints. rs_in: the row scales r_i, or
+ * NULL (then max_j |A_ij|). */
+static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *X,
+                       const double *rs_in)
 {
     int row = 0, j, i, c, r, bi = -1;
     double rs[SB_MAX], ipv[SB_MAX], bb = 0.0, bmax;
     if (n > SB_MAX) return 1;
     for (i = 0; i < n; ++i) {
-        double rm = inf_norm(n, A + (size_t)i * n), bm = inf_norm(nrhs, B + (size_t)i * nrhs);
+        double rm = rs_in ? rs_in[i] : inf_norm(n, A + (size_t)i * n);
+        double bm = inf_norm(nrhs, B + (size_t)i * nrhs);
         rs[i] = (rm > 0.0 && rm < HUGE_VAL) ? rm : 1.0;
         /* largest scaled right-hand side |B_i| / r_i, compared without dividing */
         if (bm > 0.0 && (bi < 0 || bm * rs[bi] > bb * rs[i])) { bi = i; bb = bm; }
@@ -112,6 +116,65 @@ static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *
         for (c = 0; c < nrhs; ++c)
             X[j * nrhs + c] = piv[j] >= 0 ? B[piv[j] * nrhs + c] : 0.0;
     memcpy(B, X, sizeof(double) * (size_t)n * (size_t)nrhs);
+    return 0;
+}
+
+/* solve_basic with one right-hand side b (n) and the row scales rs (n, as rs_in there):
+ * the same decisions and the same operations in the same order (bit-identical results),
+ * without the loops over right-hand sides; the solution x_j into b[j]. piv: n ints. */
+static int solve_basic1(int n, double *A, double *b, int *piv, const double *rs_in)
+{
+    int row = 0, j, i, c, r, bi = -1;
+    double rs[SB_MAX], ipv[SB_MAX], x[SB_MAX], bb = 0.0, bmax;
+    if (n > SB_MAX) return 1;
+    for (i = 0; i < n; ++i) {
+        double rm = rs_in[i], bm = fabs(b[i]);
+        rs[i] = (rm > 0.0 && rm < HUGE_VAL) ? rm : 1.0;
+        if (bm > 0.0 && (bi < 0 || bm * rs[bi] > bb * rs[i])) { bi = i; bb = bm; }
+    }
+    bmax = bi >= 0 ? bb / rs[bi] : 1.0;
+    for (j = 0; j < n; ++j) piv[j] = -1;
+    for (j = 0; j < n && row < n; ++j) {
+        int best = -1;
+        double bv = 0.0, br = 1.0, ip;
+        for (i = row; i < n; ++i) {
+            double a = fabs(A[i * n + j]);
+            if (a > 1e-13 * rs[i] && (best < 0 || a * br > bv * rs[i])) {
+                bv = a; br = rs[i]; best = i;
+            }
+        }
+        if (best < 0) continue;
+        if (best != row) {
+            double t;
+            for (c = 0; c < n; ++c) { t = A[row * n + c]; A[row * n + c] = A[best * n + c]; A[best * n + c] = t; }
+            t = b[row]; b[row] = b[best]; b[best] = t;
+            t = rs[row]; rs[row] = rs[best]; rs[best] = t;
+        }
+        ip = 1.0 / A[row * n + j];
+        ipv[j] = ip;
+        for (i = row + 1; i < n; ++i) {
+            double f = A[i * n + j] * ip;
+            if (f == 0.0) continue;
+            A[i * n + j] = 0.0;
+            for (c = j + 1; c < n; ++c) A[i * n + c] -= f * A[row * n + c];
+            b[i] -= f * b[row];
+        }
+        piv[j] = row;
+        ++row;
+    }
+    for (r = row; r < n; ++r)
+        if (fabs(b[r]) > 2e-9 * bmax * rs[r]) return 1;
+    for (j = n - 1; j >= 0; --j) {
+        int pr = piv[j];
+        double s;
+        if (pr < 0) continue;
+        s = b[pr];
+        for (i = j + 1; i < n; ++i)
+            if (piv[i] >= 0) s -= A[pr * n + i] * b[piv[i]];
+        b[pr] = s * ipv[j];
+    }
+    for (j = 0; j < n; ++j) x[j] = piv[j] >= 0 ? b[piv[j]] : 0.0;
+    memcpy(b, x, sizeof(double) * (size_t)n);
     return 0;
 }
 
@@ -518,6 +581,9 @@ typedef struct {
     int *ms;                  /* cap*nc                                                  */
     /* scratch */
     double *A, *B, *P, *w, *s3, *X; /* n*n, n*NRHS_MAX, n, n, nc*2 directions (3D), n*NRHS_MAX */
+    double *rn;               /* n: max_j |D_ij| per row (set by enumerate)               */
+    double *seen;             /* (SEEN_MAX - cap) * n: w of solutions past the capacity,
+                                 so that nsol counts distinct solutions (up to SEEN_MAX)  */
     int *piv;
 } enum_ctx;
 
@@ -535,55 +601,37 @@ static int mode_list(const enum_ctx *E, int a, int *list)
     return m;
 }
 
-/* Build the linear system of a mode combination. Contacts whose mode is EM_SLIDE_3D use
- * the direction in E->s3 unless fixj[a] >= 0, in which case P_a is set to the
- * right-hand-side columns 1 + 3 fixj[a] .. 3 + 3 fixj[a] (unit vectors), for the reduced
- * problem of the sliding contacts. fixj NULL: none; nrhs = 1 + 3 * (number fixed). */
-static void build_system(const enum_ctx *E, const int *mode, const int *fixj, int nrhs)
+static void compute_w(const enum_ctx *E)
 {
-    int n = E->n, d = E->d, a, i, j;
-    double *A = E->A, *B = E->B;
-    memset(A, 0, sizeof(double) * (size_t)n * (size_t)n);
-    memset(B, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
-    for (a = 0; a < E->nc; ++a) {
-        int o = a * d, m = mode[a];
-        double mu = E->mu[a];
-        if (fixj && fixj[a] >= 0) {
-            for (i = 0; i < d; ++i) { A[(o + i) * n + o + i] = 1.0; B[(o + i) * nrhs + 1 + 3 * fixj[a] + i] = 1.0; }
-            continue;
-        }
-        if (m == EM_SEP) {
-            for (i = 0; i < d; ++i) A[(o + i) * n + o + i] = 1.0;
-        } else if (m == EM_STICK) {
-            for (i = 0; i < d; ++i) {
-                for (j = 0; j < n; ++j) A[(o + i) * n + j] = E->D[(o + i) * n + j];
-                B[(o + i) * nrhs] = -E->c[o + i];
-            }
-        } else {
-            double s[2] = {0.0, 0.0}, muu = mu;
-            for (j = 0; j < n; ++j) A[o * n + j] = E->D[o * n + j];
-            B[o * nrhs] = -E->c[o];
-            if (m == EM_SLIDE_P) s[0] = 1.0;
-            else if (m == EM_SLIDE_M) s[0] = -1.0;
-            else if (m == EM_SLIDE_3D) { s[0] = E->s3[2 * a]; s[1] = E->s3[2 * a + 1]; }
-            else if (m == EM_SLIDE_KNOWN) { for (i = 0; i < d - 1; ++i) s[i] = E->sdir[a * (d - 1) + i]; }
-            else muu = 0.0;
-            for (i = 1; i < d; ++i) {
-                A[(o + i) * n + o + i] = 1.0;
-                A[(o + i) * n + o] = muu * s[i - 1];
-            }
-        }
+    int n = E->n, i, j, nz = 0, cols[SB_MAX];
+    /* the columns of nonzero impulses only (separated contacts: P_a = 0 exactly) */
+    for (j = 0; j < n; ++j) if (E->P[j] != 0.0) cols[nz++] = j;
+    for (i = 0; i < n; ++i) {
+        const double *Dr = E->D + (size_t)i * n;
+        double s = E->c[i];
+        for (j = 0; j < nz; ++j) s += Dr[cols[j]] * E->P[cols[j]];
+        E->w[i] = s;
     }
 }
 
-static void compute_w(const enum_ctx *E)
+/* The conditions of check_modes on P alone (NaN passes: check_modes rejects it): a
+ * combination failing them is rejected before w is computed. */
+static int check_P(const enum_ctx *E, const int *mode)
 {
-    int n = E->n, i, j;
-    for (i = 0; i < n; ++i) {
-        double s = E->c[i];
-        for (j = 0; j < n; ++j) s += E->D[i * n + j] * E->P[j];
-        E->w[i] = s;
+    int d = E->d, a;
+    for (a = 0; a < E->nc; ++a) {
+        const double *P = E->P + a * d;
+        double mu;
+        if (mode[a] == EM_SEP) continue;
+        if (P[0] < -E->tp) return 0;
+        if (mode[a] == EM_STICK) {
+            double pt = d == 2 ? fabs(P[1]) : hypot(P[1], P[2]);
+            mu = E->mu[a];
+            if (isinf(mu)) { if (P[0] <= E->tp && pt > E->tp) return 0; }
+            else if (pt > mu * P[0] + E->tp) return 0;
+        }
     }
+    return 1;
 }
 
 /* Consistency of (P, w) with the mode combination. */
@@ -637,9 +685,13 @@ static int classify(const enum_ctx *E, int a)
 
 static void record(enum_ctx *E)
 {
-    int n = E->n, k, i;
-    for (k = 0; k < E->nsol && k < E->cap; ++k) {
-        const double *w = E->ws + (size_t)k * n;
+    int n = E->n, k, i, nk;
+    /* de-duplicated by w against every solution kept: the stored ones and, past the
+     * capacity, up to SEEN_MAX in all (nsol may overcount only beyond that) */
+    nk = E->nsol < SEEN_MAX ? E->nsol : SEEN_MAX;
+    if (E->cap > nk) nk = E->nsol < E->cap ? E->nsol : E->cap;
+    for (k = 0; k < nk; ++k) {
+        const double *w = k < E->cap ? E->ws + (size_t)k * n : E->seen + (size_t)(k - E->cap) * n;
         double dmax = 0.0;
         for (i = 0; i < n; ++i) { double t = fabs(w[i] - E->w[i]); if (t > dmax) dmax = t; }
         if (dmax <= 1e2 * E->tw) return;
@@ -648,73 +700,144 @@ static void record(enum_ctx *E)
         memcpy(E->Ps + (size_t)E->nsol * n, E->P, sizeof(double) * (size_t)n);
         memcpy(E->ws + (size_t)E->nsol * n, E->w, sizeof(double) * (size_t)n);
         for (i = 0; i < E->nc; ++i) E->ms[E->nsol * E->nc + i] = classify(E, i);
+    } else if (E->nsol < SEEN_MAX) {
+        memcpy(E->seen + (size_t)(E->nsol - E->cap) * n, E->w, sizeof(double) * (size_t)n);
     }
     E->nsol++;
+}
+
+/* The system of a mode combination reduced to its free impulse components, solved; the
+ * same solution as solve_basic on the full n x n system (separated contacts' rows P_a = 0,
+ * sliding contacts' rows P_t + mu s P_n = 0, the other rows of D), at a fraction of
+ * the cost (the enumeration's hot loop: 2^k..4^k combinations per problem).
+ *
+ * A separated contact has P_a = 0 and a fixed one (fixj[a] >= 0) P_a = the unit columns
+ * 1 + 3 fixj[a] + i of the right-hand side: both leave the unknowns. A sticking contact
+ * keeps its d components and its d rows w_a = 0; a sliding one keeps P_n (P_t = -mu s P_n,
+ * the column g = e_n - mu s e_t) and its normal row w_n = 0. With P = G y the reduced
+ * system R D G y = -R (c + D P_fixed) has m = (d per sticking, 1 per sliding contact)
+ * unknowns. Separated and fixed contacts' identity rows are always pivotal in the full
+ * system, and a sliding contact's constraint row P_t + mu s P_n = 0 makes its two columns
+ * pivotal exactly when the reduced column is independent of the earlier ones, so the
+ * basic solution (free unknowns 0) and the consistency verdict of solve_basic are those
+ * of the full system in exact arithmetic. Writes X (n x nrhs, row-major) into E->B
+ * (with one right-hand side and no fixed contact: P into E->P); returns 0 when
+ * consistent. */
+static int solve_reduced(const enum_ctx *E, const int *mode, const int *fixj, int nrhs)
+{
+    int n = E->n, d = E->d, nc = E->nc, a, i, j, c, m = 0, r;
+    int col_of[SB_MAX];              /* reduced column -> contact * 4 + component (3: g) */
+    int row_of[SB_MAX];              /* reduced row -> full row                          */
+    double g[SB_MAX][3];             /* slide column: (1, -mu s) per contact             */
+    double rsc[SB_MAX];              /* row scales                                       */
+    double *A = E->A, *B = E->B, *X = E->X;
+    for (a = 0; a < nc; ++a) {
+        int o = a * d, md = mode[a];
+        if ((fixj && fixj[a] >= 0) || md == EM_SEP) continue;
+        if (md == EM_STICK) {
+            for (i = 0; i < d; ++i) { col_of[m] = 4 * a + i; row_of[m] = o + i; ++m; }
+        } else {
+            double s[2] = {0.0, 0.0}, muu = E->mu[a];
+            if (md == EM_SLIDE_P) s[0] = 1.0;
+            else if (md == EM_SLIDE_M) s[0] = -1.0;
+            else if (md == EM_SLIDE_3D) { s[0] = E->s3[2 * a]; s[1] = E->s3[2 * a + 1]; }
+            else if (md == EM_SLIDE_KNOWN) { for (i = 0; i < d - 1; ++i) s[i] = E->sdir[a * (d - 1) + i]; }
+            else muu = 0.0;
+            g[m][0] = 1.0;
+            for (i = 1; i < d; ++i) g[m][i] = -muu * s[i - 1];
+            col_of[m] = 4 * a + 3; row_of[m] = o; ++m;
+        }
+    }
+    /* reduced matrix and right-hand sides; the row scales of solve_basic's decisions are
+     * those of the full rows (max_j |D_rj|, at least the reduced row's) */
+    for (r = 0; r < m; ++r) {
+        const double *Dr = E->D + (size_t)row_of[r] * n;
+        double rm = E->rn[row_of[r]];
+        for (c = 0; c < m; ++c) {
+            int ac = col_of[c] >> 2, comp = col_of[c] & 3, oc = ac * d;
+            double v;
+            if (comp < 3) v = Dr[oc + comp];
+            else { v = Dr[oc]; for (i = 1; i < d; ++i) v += Dr[oc + i] * g[c][i]; }
+            A[r * m + c] = v;
+            if (fabs(v) > rm) rm = fabs(v);
+        }
+        rsc[r] = rm;
+        B[r * nrhs] = -E->c[row_of[r]];
+        for (j = 1; j < nrhs; ++j) B[r * nrhs + j] = 0.0;
+        if (fixj)
+            for (a = 0; a < nc; ++a)
+                if (fixj[a] >= 0)
+                    for (i = 0; i < d; ++i) B[r * nrhs + 1 + 3 * fixj[a] + i] = -Dr[a * d + i];
+    }
+    if (m > 0 && (nrhs == 1 ? solve_basic1(m, A, B, E->piv, rsc)
+                            : solve_basic(m, A, B, nrhs, E->piv, X, rsc))) return 1;
+    /* expand P = G y (+ the fixed contacts' unit columns) into X, then into B (one
+     * right-hand side: straight into P) */
+    if (nrhs == 1 && !fixj) X = E->P;
+    memset(X, 0, sizeof(double) * (size_t)n * (size_t)nrhs);
+    for (c = 0; c < m; ++c) {
+        int ac = col_of[c] >> 2, comp = col_of[c] & 3, oc = ac * d;
+        const double *y = B + (size_t)c * nrhs;
+        if (comp < 3) {
+            for (j = 0; j < nrhs; ++j) X[(oc + comp) * nrhs + j] = y[j];
+        } else {
+            for (i = 0; i < d; ++i)
+                for (j = 0; j < nrhs; ++j) X[(oc + i) * nrhs + j] = g[c][i] * y[j];
+        }
+    }
+    if (fixj)
+        for (a = 0; a < nc; ++a)
+            if (fixj[a] >= 0)
+                for (i = 0; i < d; ++i) X[(a * d + i) * nrhs + 1 + 3 * fixj[a] + i] = 1.0;
+    if (X != E->P) memcpy(B, X, sizeof(double) * (size_t)n * (size_t)nrhs);
+    return 0;
 }
 
 /* solve the combination with all directions fixed; returns 1 if consistent */
 static int solve_fixed(enum_ctx *E, const int *mode)
 {
-    build_system(E, mode, NULL, 1);
-    if (solve_basic(E->n, E->A, E->B, 1, E->piv, E->X)) return 0;
-    memcpy(E->P, E->B, sizeof(double) * (size_t)E->n);
+    if (solve_reduced(E, mode, NULL, 1)) return 0;
     compute_w(E);
     return 1;
 }
 
+/* solve the combination with all directions fixed and record it when it is a solution */
+static void solve_record(enum_ctx *E, const int *mode)
+{
+    if (solve_reduced(E, mode, NULL, 1) || !check_P(E, mode)) return;
+    compute_w(E);
+    if (check_modes(E, mode)) record(E);
+}
+
 static void enum_combination(enum_ctx *E, const int *mode)
 {
-    int nc = E->nc, d = E->d, n = E->n, a, nl = 0, la = -1, i, j;
+    int nc = E->nc, d = E->d, n = E->n, a, nl = 0, i, j;
     if (d == 3)
-        for (a = 0; a < nc; ++a) if (mode[a] == EM_SLIDE_3D) { ++nl; la = a; }
+        for (a = 0; a < nc; ++a) if (mode[a] == EM_SLIDE_3D) ++nl;
     if (nl == 0) {
-        if (solve_fixed(E, mode) && check_modes(E, mode)) record(E);
+        solve_record(E, mode);
         return;
     }
-    if (nl == 1) {
-        /* P = X0 + X[1..3] P_a ; w_a = A_eff P_a + c_eff ; exact angle search */
-        double Aeff[9], ceff[3], th[MAX_ROOTS], ra[3], ua[3];
-        int nr, k, o = la * 3, fixj[MDAE_CONTACT_ENUM_MAX];
-        for (a = 0; a < nc; ++a) fixj[a] = a == la ? 0 : -1;
-        build_system(E, mode, fixj, 4);
-        if (solve_basic(n, E->A, E->B, 4, E->piv, E->X)) return;
-        for (i = 0; i < 3; ++i) {
-            double s0 = E->c[o + i];
-            for (j = 0; j < n; ++j) s0 += E->D[(o + i) * n + j] * E->B[j * 4];
-            ceff[i] = s0;
-            for (k = 0; k < 3; ++k) {
-                double s = 0.0;
-                for (j = 0; j < n; ++j) s += E->D[(o + i) * n + j] * E->B[j * 4 + 1 + k];
-                Aeff[i * 3 + k] = s;
-            }
-        }
-        nr = slide_roots_3d(Aeff, ceff, E->mu[la], th, MAX_ROOTS);
-        for (k = 0; k < nr; ++k) {
-            slide_point_3d(Aeff, ceff, E->mu[la], th[k], ra, ua);
-            for (j = 0; j < n; ++j)
-                E->P[j] = E->B[j * 4] + E->B[j * 4 + 1] * ra[0] + E->B[j * 4 + 2] * ra[1] + E->B[j * 4 + 3] * ra[2];
-            E->s3[2 * la] = cos(th[k]); E->s3[2 * la + 1] = sin(th[k]);
-            compute_w(E);
-            if (check_modes(E, mode)) record(E);
-        }
-        return;
-    }
-    /* several 3D sliding contacts: the complete search of mdae_slide.c on the problem
-     * reduced to the sliding contacts; beyond its reach (too many sliding contacts, box
-     * budget spent, an undecided box) the combination is counted incomplete and the
-     * fixed-point iteration below adds what it finds */
+    /* 3D sliding contacts: the complete search of mdae_slide.c on the problem reduced to
+     * the sliding contacts. One contact: the closed form of mdae_slide_search1 (the real
+     * roots of a quartic, certified by inclusion disks), and where that cannot separate
+     * the roots the branch-and-bound over one angle with at least the default box budget
+     * (a 96-point scan of the angle once stood here, which missed a double root or two
+     * roots between samples and never said so). Beyond the search's reach (too many
+     * sliding contacts, box budget spent, an undecided box) the combination is counted
+     * incomplete and the fixed-point iteration below adds what it finds */
     if (nl <= MDAE_SLIDE_KMAX) {
         int fixj[MDAE_CONTACT_ENUM_MAX], sl[MDAE_SLIDE_KMAX], nrhs = 1 + 3 * nl, k, l, m, nr, complete;
+        int budget = nl == 1 && E->max_boxes < MDAE_SLIDE_MAX_BOXES ? MDAE_SLIDE_MAX_BOXES : E->max_boxes;
         double Aeff[9 * MDAE_SLIDE_KMAX * MDAE_SLIDE_KMAX], ceff[3 * MDAE_SLIDE_KMAX];
         double muS[MDAE_SLIDE_KMAX], th[SLIDE_ROOTS * MDAE_SLIDE_KMAX];
         for (a = 0, k = 0; a < nc; ++a) {
             fixj[a] = -1;
             if (mode[a] == EM_SLIDE_3D) { fixj[a] = k; sl[k] = a; muS[k] = E->mu[a]; ++k; }
         }
-        build_system(E, mode, fixj, nrhs);
         /* column 0 inconsistent: no impulse satisfies the other contacts' rows; columns 1..
          * lie in the range of the sticking rows for a positive semidefinite D */
-        if (solve_basic(n, E->A, E->B, nrhs, E->piv, E->X)) return;
+        if (solve_reduced(E, mode, fixj, nrhs)) return;
         for (k = 0; k < nl; ++k)
             for (i = 0; i < 3; ++i) {
                 const double *Drow = E->D + (size_t)(3 * sl[k] + i) * n;
@@ -727,14 +850,16 @@ static void enum_combination(enum_ctx *E, const int *mode)
                     Aeff[(3 * k + i) * (3 * nl) + l] = sv;
                 }
             }
-        nr = mdae_slide_search(nl, Aeff, ceff, muS, inf_norm(n * n, E->D), E->max_boxes,
-                               SLIDE_ROOTS, th, &complete);
+        nr = nl == 1 ? mdae_slide_search1(Aeff, ceff, muS[0], th, &complete) : 0;
+        if (nl > 1 || !complete)
+            nr = mdae_slide_search(nl, Aeff, ceff, muS, inf_norm(n * n, E->D), budget,
+                                   SLIDE_ROOTS, th, &complete);
         for (m = 0; m < nr; ++m) {
             for (k = 0; k < nl; ++k) {
                 E->s3[2 * sl[k]] = cos(th[m * nl + k]);
                 E->s3[2 * sl[k] + 1] = sin(th[m * nl + k]);
             }
-            if (solve_fixed(E, mode) && check_modes(E, mode)) record(E);
+            solve_record(E, mode);
         }
         if (complete) return;
     }
@@ -766,7 +891,7 @@ static void enum_combination(enum_ctx *E, const int *mode)
                     E->s3[2 * a] = x; E->s3[2 * a + 1] = y;
                 }
                 if (change < 1e-13) {
-                    if (solve_fixed(E, mode) && check_modes(E, mode)) record(E);
+                    solve_record(E, mode);
                     break;
                 }
             }
@@ -778,10 +903,11 @@ static void enum_combination(enum_ctx *E, const int *mode)
 static int enumerate(enum_ctx *E)
 {
     int lists[MDAE_CONTACT_ENUM_MAX][4], counts[MDAE_CONTACT_ENUM_MAX];
-    int idx[MDAE_CONTACT_ENUM_MAX], mode[MDAE_CONTACT_ENUM_MAX];
+    int idx[MDAE_CONTACT_ENUM_MAX], mode[MDAE_CONTACT_ENUM_MAX] = {0};
     int a, nc = E->nc;
     E->nsol = 0;
     for (a = 0; a < nc; ++a) { counts[a] = mode_list(E, a, lists[a]); idx[a] = 0; }
+    for (a = 0; a < E->n; ++a) E->rn[a] = inf_norm(E->n, E->D + (size_t)a * E->n);
     if (nc == 0) {
         compute_w(E);
         record(E);
@@ -804,7 +930,9 @@ static void enum_workspace(enum_ctx *E, double *work, int *piv, const mdae_impac
 {
     size_t n = (size_t)E->n;
     E->A = work; E->B = E->A + n * n; E->P = E->B + NRHS_MAX * n; E->w = E->P + n;
-    E->s3 = E->w + n; E->X = E->s3 + 2 * (size_t)E->nc; E->piv = piv;
+    E->s3 = E->w + n; E->X = E->s3 + 2 * (size_t)E->nc; E->rn = E->X + NRHS_MAX * n;
+    E->seen = E->rn + n;
+    E->piv = piv;
     E->max_boxes = opt->max_boxes;
     E->incomplete = 0;
 }
@@ -851,7 +979,7 @@ size_t mdae_contact_work_size(int nc, int dim, int facets)
 {
     size_t n = (size_t)nc * (size_t)dim, m = (size_t)lcp_dirs(dim, facets);
     size_t nl = (size_t)nc * (m + 2), ny = (size_t)nc * (m + 1);
-    size_t en = n * n + (2 * NRHS_MAX + 4) * n + 8 * (size_t)nc;       /* enumeration  */
+    size_t en = n * n + (2 * NRHS_MAX + 4 + SEEN_MAX) * n + 8 * (size_t)nc; /* enumeration */
     size_t lc = 2 * n * ny + nl * nl + 3 * nl + mdae_lcp_work_size((int)nl); /* LCP      */
     size_t ns = mdae_fc_work_size(nc, dim) + n;                         /* NSGS         */
     size_t mx = en > lc ? en : lc;
@@ -1125,7 +1253,7 @@ static int impact_solve_(const mdae_impact_problem *p, const mdae_impact_options
 int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double *v_minus,
                       const double *e_n, const double *e_t, const double *mu,
                       const mdae_impact_options *opt, double *P, double *v_plus,
-                      int *modes, double *dT, int *status, int *nsol,
+                      int *modes, double *dT, int *status, int *nsol, int *incomplete,
                       double *work, int *iwork, mdae_impact_info *info)
 {
     int n = nc * dim, k, first = MDAE_OK, bad_k = -1, bad_code = MDAE_BAD_NONE;
@@ -1141,6 +1269,7 @@ int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double 
                                dT + k, work, iwork, info);
         status[k] = st;
         nsol[k] = info->nsol;
+        if (incomplete) incomplete[k] = info->incomplete;
         if (st == MDAE_BAD_INPUT && bad_k < 0) { bad_k = k; bad_code = info->bad_input; }
         if (first == MDAE_OK && st != MDAE_OK && st != MDAE_AMBIGUOUS && st != MDAE_INCONSISTENT) first = st;
         if (st == MDAE_INTERRUPTED ||
@@ -1150,6 +1279,7 @@ int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double 
                 no_solution(n, nc, P + (size_t)j * n, v_plus + (size_t)j * n, modes + (size_t)j * nc, dT + j);
                 status[j] = MDAE_INTERRUPTED;
                 nsol[j] = 0;
+                if (incomplete) incomplete[j] = 0;
             }
             info->bad_input = bad_code;
             info->bad_index = bad_k;

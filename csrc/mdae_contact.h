@@ -38,13 +38,13 @@
  *
  * Methods:
  *  - enumeration (MDAE_CONTACT_ENUM): every combination of per-contact modes (2D: separate,
- *    stick, slide+, slide-; 3D: separate, stick, slide with the direction from an exact
- *    1-D root search when one contact slides, and when several do from the complete
- *    interval branch-and-bound search of mdae_slide.h on the problem reduced to the
- *    sliding contacts), each a linear system; consistent solutions are kept and
- *    de-duplicated by w. A combination whose direction search cannot be proven complete
- *    (more than MDAE_SLIDE_KMAX sliding at once, box budget max_boxes spent, an undecided
- *    box) is counted in info->incomplete and searched further by fixed-point iteration;
+ *    stick, slide+, slide-; 3D: separate, stick, slide with the directions of the sliding
+ *    contacts from the complete interval branch-and-bound search of mdae_slide.h on the
+ *    problem reduced to them, over one angle when one contact slides), each a linear
+ *    system reduced to its free impulse components (d per sticking contact, 1 per
+ *    sliding one); consistent solutions are kept and de-duplicated by w. A combination whose direction search cannot be proven complete
+ *    (more than MDAE_SLIDE_KMAX sliding at once, box budget max_boxes spent (one sliding
+ *    contact: at least MDAE_SLIDE_MAX_BOXES), an undecided box) is counted in info->incomplete and searched further by fixed-point iteration;
  *    info->incomplete == 0 means the solutions are all the consistent solutions (up to
  *    the tolerance tol). Limited to nc <= MDAE_CONTACT_ENUM_MAX.
  *  - LCP (MDAE_CONTACT_LCP): friction cone with m tangent directions (2D: m = 2, exact;
@@ -104,7 +104,8 @@ typedef struct {
     int facets;             /* LCP in 3D: number of tangent directions (>= 3)             */
     int max_solutions;      /* enumeration: capacity of the solution arrays (>= 1)        */
     int max_boxes;          /* enumeration in 3D: box budget of one search of the sliding
-                               directions of several contacts (mdae_slide.h), >= 1        */
+                               directions of several contacts (mdae_slide.h), >= 1; one
+                               sliding contact: at least MDAE_SLIDE_MAX_BOXES            */
     int max_iter;           /* NSGS sweeps                                               */
     double tol;             /* relative tolerance of the consistency checks / NSGS error */
     double energy_tol;      /* relative tolerance of the energy check                    */
@@ -116,8 +117,9 @@ typedef struct {
 
 typedef struct {
     int status;             /* mdae_status                                               */
-    int nsol;               /* enumeration: number of consistent solutions found (may
-                               exceed max_solutions; only the first ones are stored)      */
+    int nsol;               /* enumeration: number of distinct consistent solutions found
+                               (may exceed max_solutions; only the first ones are stored;
+                               counted exactly up to max(max_solutions, 16))             */
     int iterations;         /* pivots (LCP) or sweeps (NSGS)                             */
     double residual;        /* FC error of the first solution (Siconos measure)          */
     int bad_input;          /* MDAE_BAD_* when status == MDAE_BAD_INPUT                  */
@@ -145,7 +147,9 @@ int mdae_impact_solve(const mdae_impact_problem *p, const mdae_impact_options *o
 
 /* nprob problems of equal (nc, dim), stored one after another: D[nprob*n*n],
  * v_minus[nprob*n], e_n, e_t, mu[nprob*nc]. First solution of each into P, v_plus
- * [nprob*n], modes[nprob*nc], dT[nprob]; per-problem status and solution count.
+ * [nprob*n], modes[nprob*nc], dT[nprob]; per-problem status, solution count and (unless
+ * NULL) incomplete[nprob], info->incomplete of each problem (0: its enumeration was
+ * provably complete).
  * Every output of every problem is written (NaN / MDAE_MODE_NONE without a solution).
  * Returns MDAE_OK when every problem has a status in {OK, AMBIGUOUS, INCONSISTENT},
  * otherwise the first other status met; on bad input info->bad_index is the first bad
@@ -153,7 +157,7 @@ int mdae_impact_solve(const mdae_impact_problem *p, const mdae_impact_options *o
 int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double *v_minus,
                       const double *e_n, const double *e_t, const double *mu,
                       const mdae_impact_options *opt, double *P, double *v_plus,
-                      int *modes, double *dT, int *status, int *nsol,
+                      int *modes, double *dT, int *status, int *nsol, int *incomplete,
                       double *work, int *iwork, mdae_impact_info *info);
 
 /* Speeds after impulses, nprob problems one after another: u_plus = u + B P and

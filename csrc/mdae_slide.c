@@ -120,7 +120,7 @@ typedef struct { int k; const double *A, *c, *mu; } slide_sys;
  * rho_j = -z_j / det(N) < 0, or det(N) w_{j,t} . s_j = V_j . s_j of the sign opposite to
  * det(N) (the contact would slide against its impulse). */
 static int eval_G(const slide_sys *S, const double *lo, const double *hi, int grad, dv *G,
-                  int sg)
+                  int sg, iv *det_out)
 {
     int k = S->k, n3 = 3 * k, ng = grad ? k : 0, j, l, i, cols[K];
     const double *A = S->A, *c = S->c;
@@ -150,6 +150,7 @@ static int eval_G(const slide_sys *S, const double *lo, const double *hi, int gr
             for (i = 1; i < 3; ++i) { dscale(ng, a[i], &gl[l][i], &t); dadd(ng, e, &t, e); }
         }
     ddet(ng, N, 0, cols, k, &det);
+    if (det_out) *det_out = det.v;
     for (l = 0; l < k; ++l) {
         memcpy(Nl, N, sizeof(N));
         for (j = 0; j < k; ++j) dconst(ng, c[3 * j], &Nl[j * K + l]);
@@ -216,7 +217,7 @@ static void eval_point(const slide_sys *S, const double *x, double *g, double *J
 {
     dv G[K];
     int j, l;
-    eval_G(S, x, x, J != NULL, G, 0);
+    eval_G(S, x, x, J != NULL, G, 0, NULL);
     for (j = 0; j < S->k; ++j) {
         g[j] = mid(G[j].v);
         if (J) for (l = 0; l < S->k; ++l) J[j * K + l] = mid(G[j].g[l]);
@@ -236,8 +237,8 @@ static int krawczyk(const slide_sys *S, double *lo, double *hi)
         m[i] = 0.5 * (lo[i] + hi[i]);
         d[i].lo = dn(lo[i] - m[i]); d[i].hi = up(hi[i] - m[i]);
     }
-    eval_G(S, m, m, 1, Gm, 0);
-    eval_G(S, lo, hi, 1, GX, 0);
+    eval_G(S, m, m, 1, Gm, 0, NULL);
+    eval_G(S, lo, hi, 1, GX, 0, NULL);
     for (j = 0; j < k; ++j) {
         iv g = Gm[j].v;
         for (l = 0; l < k; ++l) g = iadd(g, imul(GX[j].g[l], d[l]));
@@ -330,8 +331,9 @@ int mdae_slide_search(int k, const double *A, const double *c, const double *mu,
 {
     slide_sys S;
     double stack[SL_DEPTH][2 * K];
-    int top = 0, boxes = 0, nr = 0, i;
+    int top = 0, boxes = 0, nr = 0, i, czero = 1;
     *complete = 1;
+    for (i = 0; i < 3 * k && k <= MDAE_SLIDE_KMAX; ++i) if (c[i] != 0.0) czero = 0;
     if (k < 1 || k > MDAE_SLIDE_KMAX) { *complete = 0; return 0; }
     S.k = k; S.A = A; S.c = c; S.mu = mu;
     {
@@ -363,13 +365,17 @@ int mdae_slide_search(int k, const double *A, const double *c, const double *mu,
     while (top > 0) {
         double lo[K], hi[K], w = 0.0;
         dv G[K];
+        iv detX;
         int wi = 0, excl = 0, kr;
         --top;
         memcpy(lo, stack[top], sizeof(double) * K);
         memcpy(hi, stack[top] + K, sizeof(double) * K);
         if (++boxes > max_boxes) { *complete = 0; break; }
-        excl = eval_G(&S, lo, hi, 0, G, 1);
+        excl = eval_G(&S, lo, hi, 0, G, 1, &detX);
         for (i = 0; i < k; ++i) if (!has0(G[i].v)) excl = 1;
+        /* c = 0: G vanishes identically and N rho = 0 needs det N = 0 (else rho = 0,
+         * P = 0: the separated solution) */
+        if (czero && (detX.lo > 0.0 || detX.hi < 0.0)) excl = 1;
         if (excl) continue;
         for (i = 0; i < k; ++i) if (hi[i] - lo[i] > w) { w = hi[i] - lo[i]; wi = i; }
         if (w < KRAW_WIDTH) {
@@ -417,6 +423,188 @@ int mdae_slide_search(int k, const double *A, const double *c, const double *mu,
         memcpy(stack[top] + K, hi, sizeof(double) * K);
         stack[top][wi] = 0.5 * (lo[wi] + hi[wi]);
         ++top;
+    }
+    return nr;
+}
+
+/* ---- one contact in closed form --------------------------------------------------- */
+
+/* G(th) = e1 c + e2 s + e3 c^2 + e4 c s + e5 s^2 (c = cos th, s = sin th), and G' */
+static double g1_eval(const double *e, double x, double *dg)
+{
+    double c = cos(x), s = sin(x);
+    if (dg) *dg = -e[1] * s + e[2] * c - 2.0 * e[3] * c * s + e[4] * (c * c - s * s) + 2.0 * e[5] * s * c;
+    return e[1] * c + e[2] * s + e[3] * c * c + e[4] * c * s + e[5] * s * s;
+}
+
+/* complex helpers on (re, im) pairs (moduli of moderate numbers: no hypot needed) */
+static double cabs_(double re, double im) { return sqrt(re * re + im * im); }
+static void cmul(double ar, double ai, double br, double bi, double *r, double *i)
+{
+    *r = ar * br - ai * bi; *i = ar * bi + ai * br;
+}
+static void cdiv(double ar, double ai, double br, double bi, double *r, double *i)
+{
+    double d;
+    if (fabs(br) >= fabs(bi)) {
+        double q = bi / br; d = br + bi * q;
+        *r = (ar + ai * q) / d; *i = (ai - ar * q) / d;
+    } else {
+        double q = br / bi; d = bi + br * q;
+        *r = (ar * q + ai) / d; *i = (ai * q - ar) / d;
+    }
+}
+/* monic quartic t^4 + p[3] t^3 + ... + p[0] at t = (zr, zi) */
+static void pq_eval(const double *p, double zr, double zi, double *vr, double *vi)
+{
+    double r = 1.0, i = 0.0, tr, ti;
+    int k;
+    for (k = 3; k >= 0; --k) { cmul(r, i, zr, zi, &tr, &ti); r = tr + p[k]; i = ti; }
+    *vr = r; *vi = i;
+}
+
+/* inclusion radius 4 (|p(z_i)| + margin) / prod |z_i - z_j| of root approximation i */
+static double incl_radius(const double *p, const double *pm, const double *zr,
+                          const double *zi, int i)
+{
+    double vr, vi, pr = 1.0, az = cabs_(zr[i], zi[i]), m = 0.0, zk = 1.0;
+    int j, k;
+    pq_eval(p, zr[i], zi[i], &vr, &vi);
+    for (k = 0; k <= 4; ++k) { m += pm[k] * zk; zk *= az; }
+    for (j = 0; j < 4; ++j) if (j != i) pr *= cabs_(zr[i] - zr[j], zi[i] - zi[j]);
+    if (!(pr > 0.0)) return HUGE_VAL;
+    return 4.0 * (cabs_(vr, vi) + m) / pr;
+}
+
+int mdae_slide_search1(const double *A, const double *c0_, double mu, double *th,
+                       int *complete)
+{
+    double c[3], cn = 0.0, e[6], E[6], best = -1.0, th0 = SL_TH0 - SL_PI, C0, S0;
+    double f[6], F[6], q[5], Q[5], p[4], pm[5], zr[4], zi[4], rad[4], qmax = 0.0, Qmax = 0.0;
+    double d0, d1, d2, a0, a1, a2, b0, b1, b2, A_[9];
+    int i, j, it, nr = 0;
+    *complete = 0;
+    for (i = 0; i < 3; ++i) if (fabs(c0_[i]) > cn) cn = fabs(c0_[i]);
+    if (!(cn < HUGE_VAL)) return 0;
+    for (i = 0; i < 9; ++i) A_[i] = A[i];
+    if (cn == 0.0) {
+        /* w = A r: rho den(th) = 0 with den = A_0 - mu (A_1 cos + A_2 sin): rho = 0 (P = 0,
+         * the separated solution) unless den vanishes at a direction where also w_t =
+         * rho A_t g is parallel to s (a ray of impulses: statically indeterminate, not
+         * complete); two conditions on one angle, generically never both */
+        double R = cabs_(A_[1], A_[2]), sc = 0.0;
+        for (i = 0; i < 9; ++i) if (fabs(A_[i]) > sc) sc = fabs(A_[i]);
+        sc *= 1.0 + mu;
+        if (!(mu * R >= A_[0])) { *complete = 1; return 0; }
+        if (!(R > 0.0) || !(sc > 0.0)) return 0;
+        for (j = -1; j <= 1; j += 2) {
+            double r = A_[0] / (mu * R), x, cs, sn, g[3], wt1, wt2;
+            if (r > 1.0) r = 1.0;
+            x = atan2(A_[2], A_[1]) + j * acos(r);
+            cs = cos(x); sn = sin(x);
+            g[0] = 1.0; g[1] = -mu * cs; g[2] = -mu * sn;
+            wt1 = A_[3] * g[0] + A_[4] * g[1] + A_[5] * g[2];
+            wt2 = A_[6] * g[0] + A_[7] * g[1] + A_[8] * g[2];
+            if (fabs(wt1 * sn - wt2 * cs) <= 1e-9 * sc && wt1 * cs + wt2 * sn >= -1e-9 * sc)
+                return 0;
+        }
+        *complete = 1;
+        return 0;
+    }
+    for (i = 0; i < 3; ++i) c[i] = c0_[i] / cn;          /* G is linear in c */
+    /* V1 = a0 + a1 cos + a2 sin, V2 = b0 + b1 cos + b2 sin (mdae_slide.h with k = 1) */
+    d0 = A_[0]; d1 = -mu * A_[1]; d2 = -mu * A_[2];
+    a0 = c[1] * d0 - c[0] * A_[3]; a1 = c[1] * d1 + c[0] * mu * A_[4]; a2 = c[1] * d2 + c[0] * mu * A_[5];
+    b0 = c[2] * d0 - c[0] * A_[6]; b1 = c[2] * d1 + c[0] * mu * A_[7]; b2 = c[2] * d2 + c[0] * mu * A_[8];
+    e[0] = 0.0; e[1] = -b0; e[2] = a0; e[3] = -b1; e[4] = a1 - b2; e[5] = a2;
+    /* magnitudes of the terms behind each coefficient (rounding bounds) */
+    {
+        double D0 = fabs(d0), D1 = fabs(d1), D2 = fabs(d2);
+        double A0m = fabs(c[1]) * D0 + fabs(c[0] * A_[3]), A1m = fabs(c[1]) * D1 + fabs(c[0] * mu * A_[4]);
+        double A2m = fabs(c[1]) * D2 + fabs(c[0] * mu * A_[5]);
+        double B0m = fabs(c[2]) * D0 + fabs(c[0] * A_[6]), B1m = fabs(c[2]) * D1 + fabs(c[0] * mu * A_[7]);
+        double B2m = fabs(c[2]) * D2 + fabs(c[0] * mu * A_[8]);
+        E[0] = 0.0; E[1] = B0m; E[2] = A0m; E[3] = B1m; E[4] = A1m + B2m; E[5] = A2m;
+    }
+    /* th0 + pi: the largest |G| of eight samples (the leading coefficient) */
+    for (i = 0; i < 8; ++i) {
+        double x = SL_TH0 + 0.25 * SL_PI * i, g = fabs(g1_eval(e, x, NULL));
+        if (g > best) { best = g; th0 = x - SL_PI; }
+    }
+    C0 = cos(th0); S0 = sin(th0);
+    f[1] = e[1] * C0 + e[2] * S0;
+    f[2] = -e[1] * S0 + e[2] * C0;
+    f[3] = e[3] * C0 * C0 + e[4] * C0 * S0 + e[5] * S0 * S0;
+    f[4] = -2.0 * e[3] * C0 * S0 + e[4] * (C0 * C0 - S0 * S0) + 2.0 * e[5] * S0 * C0;
+    f[5] = e[3] * S0 * S0 - e[4] * S0 * C0 + e[5] * C0 * C0;
+    F[1] = E[1] + E[2]; F[2] = F[1];
+    F[3] = E[3] + E[4] + E[5]; F[4] = 2.0 * E[3] + E[4] + 2.0 * E[5]; F[5] = F[3];
+    /* (1 + t^2)^2 G with cos = (1 - t^2)/(1 + t^2), sin = 2t/(1 + t^2), t = tan(phi/2) */
+    q[4] = f[3] - f[1]; q[3] = 2.0 * (f[2] - f[4]); q[2] = 4.0 * f[5] - 2.0 * f[3];
+    q[1] = 2.0 * (f[2] + f[4]); q[0] = f[1] + f[3];
+    Q[4] = F[3] + F[1]; Q[3] = 2.0 * (F[2] + F[4]); Q[2] = 4.0 * F[5] + 2.0 * F[3];
+    Q[1] = Q[3]; Q[0] = Q[4];
+    for (i = 0; i <= 4; ++i) {
+        if (fabs(q[i]) > qmax) qmax = fabs(q[i]);
+        if (Q[i] > Qmax) Qmax = Q[i];
+    }
+    /* G ~ 0 identically (e.g. isotropic tangents and a normal approach: every direction
+     * parallel): not for this search */
+    if (!(qmax > 1e-12 * Qmax) || !(fabs(q[4]) > 1e-12 * Qmax)) return 0;
+    for (i = 0; i < 4; ++i) p[i] = q[i] / q[4];
+    for (i = 0; i <= 4; ++i) pm[i] = 1e-14 * Q[i] / fabs(q[4]);   /* rounding margin */
+    /* Durand-Kerner from points on a circle of the roots' size */
+    {
+        double R = 0.0;
+        for (i = 0; i < 4; ++i) { double r = pow(fabs(p[i]), 1.0 / (4 - i)); if (r > R) R = r; }
+        R = R > 0.0 ? R : 1.0;
+        for (i = 0; i < 4; ++i) { zr[i] = R * cos(0.4 + 0.5 * SL_PI * i); zi[i] = R * sin(0.4 + 0.5 * SL_PI * i); }
+    }
+    for (it = 0; it < 500; ++it) {
+        double step = 0.0;
+        for (i = 0; i < 4; ++i) {
+            double vr, vi, dr = 1.0, di = 0.0, tr, ti, wr, wi;
+            pq_eval(p, zr[i], zi[i], &vr, &vi);
+            for (j = 0; j < 4; ++j) {
+                if (j == i) continue;
+                cmul(dr, di, zr[i] - zr[j], zi[i] - zi[j], &tr, &ti); dr = tr; di = ti;
+            }
+            if (dr == 0.0 && di == 0.0) { dr = 1e-300; }
+            cdiv(vr, vi, dr, di, &wr, &wi);
+            zr[i] -= wr; zi[i] -= wi;
+            tr = cabs_(wr, wi) / (1.0 + cabs_(zr[i], zi[i]));
+            if (tr > step) step = tr;
+        }
+        if (!(step == step)) return 0;
+        if (step < 1e-16) break;
+    }
+    /* certify: approximations whose disk meets the real axis move onto it */
+    for (i = 0; i < 4; ++i) {
+        rad[i] = incl_radius(p, pm, zr, zi, i);
+        if (fabs(zi[i]) <= rad[i]) { zi[i] = 0.0; }
+    }
+    for (i = 0; i < 4; ++i) rad[i] = incl_radius(p, pm, zr, zi, i);
+    for (i = 0; i < 4; ++i) {
+        if (!(rad[i] < HUGE_VAL)) return 0;
+        if (zi[i] != 0.0 && !(fabs(zi[i]) > rad[i])) return 0;
+        for (j = i + 1; j < 4; ++j)
+            if (!(cabs_(zr[i] - zr[j], zi[i] - zi[j]) > rad[i] + rad[j])) return 0;
+    }
+    *complete = 1;
+    for (i = 0; i < 4; ++i) {
+        double x, lo, hi, g, dg;
+        if (zi[i] != 0.0) continue;
+        x = th0 + 2.0 * atan(zr[i]);
+        lo = th0 + 2.0 * atan(zr[i] - rad[i]); hi = th0 + 2.0 * atan(zr[i] + rad[i]);
+        for (it = 0; it < 4; ++it) {          /* Newton on G, kept inside the disk */
+            double y;
+            g = g1_eval(e, x, &dg);
+            if (g == 0.0 || dg == 0.0) break;
+            y = x - g / dg;
+            if (!(y >= lo && y <= hi)) break;
+            x = y;
+        }
+        th[nr++] = SL_TH0 + fmod(fmod(x - SL_TH0, 2.0 * SL_PI) + 2.0 * SL_PI, 2.0 * SL_PI);
     }
     return nr;
 }

@@ -48,6 +48,22 @@ int mdae_slide_search(int k, const double *A, const double *c, const double *mu,
                       double a_scale, int max_boxes, int max_roots, double *th,
                       int *complete);
 
+/* One contact (k = 1) in closed form: G(th) = V_1 sin th - V_2 cos th is a trigonometric
+ * polynomial of degree 2, so with t = tan((th - th0) / 2) its roots are the real roots of
+ * the quartic (1 + t^2)^2 G (th0 chosen so that th0 + pi is far from a root: the leading
+ * coefficient is G(th0 + pi)). The four roots come from the Durand-Kerner iteration and
+ * are certified by the inclusion disks of Braess and Hadeler (every zero lies in the union
+ * of the disks |t - t_i| <= 4 |W_i|, W_i = p(t_i) / (a_4 prod_{j != i} (t_i - t_j)),
+ * widened by a bound on the rounding of the coefficients and of p; a component of m disks
+ * holds m zeros): an isolated disk centred on the real axis holds one real root, an
+ * isolated disk off the axis none. Every real root of G is returned (th[0..3], in
+ * [th0, th0 + 2 pi) up to round-off, polished by Newton's method on G), physical or not
+ * (the caller checks rho >= 0 and w_t . s >= 0); *complete = 0 when the disks do not
+ * separate (a double root, a cluster, G ~ 0 identically): the caller then searches by
+ * mdae_slide_search. About 3,000 flops. */
+int mdae_slide_search1(const double *A, const double *c, double mu, double *th,
+                       int *complete);
+
 #ifdef __cplusplus
 }
 #endif

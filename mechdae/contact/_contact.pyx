@@ -91,7 +91,7 @@ cdef extern from "mdae_contact.h":
     int mdae_impact_batch(int nprob, int nc, int dim, const double *D, const double *v_minus,
                           const double *e_n, const double *e_t, const double *mu,
                           const mdae_impact_options *opt, double *P, double *v_plus,
-                          int *modes, double *dT, int *status, int *nsol,
+                          int *modes, double *dT, int *status, int *nsol, int *incomplete,
                           double *work, int *iwork, mdae_impact_info *info) nogil
     void mdae_impact_apply(int nprob, int n, int nu, const double *Bt, const double *P,
                            const double *u, const double *M, double *u_plus,
@@ -225,7 +225,7 @@ def impact(cnp.ndarray D, cnp.ndarray v_minus, cnp.ndarray e_n, cnp.ndarray e_t,
 cdef int _batch_chunk(int k0, int k1, int nc, int dim, const double *D,
                       const double *v_minus, const double *e_n, const double *e_t,
                       const double *mu, const mdae_impact_options *o, double *P, double *vp,
-                      int *modes, double *dT, int *st, int *ns, int facets,
+                      int *modes, double *dT, int *st, int *ns, int *inc, int facets,
                       mdae_impact_info *info) noexcept nogil:
     """Problems k0 <= k < k1 with a workspace of their own (one call per thread)."""
     cdef int n = nc * dim
@@ -239,7 +239,7 @@ cdef int _batch_chunk(int k0, int k1, int nc, int dim, const double *D,
     r = mdae_impact_batch(k1 - k0, nc, dim, D + k0 * nn, v_minus + <size_t>k0 * n,
                           e_n + <size_t>k0 * nc, e_t + <size_t>k0 * nc, mu + <size_t>k0 * nc,
                           o, P + <size_t>k0 * n, vp + <size_t>k0 * n, modes + <size_t>k0 * nc,
-                          dT + k0, st + k0, ns + k0, work, iwork, info)
+                          dT + k0, st + k0, ns + k0, inc + k0, work, iwork, info)
     free(work); free(iwork)
     if info.bad_index >= 0:
         info.bad_index += k0
@@ -249,9 +249,11 @@ cdef int _batch_chunk(int k0, int k1, int nc, int dim, const double *D,
 def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
                  const double[:, ::1] e_n, const double[:, ::1] e_t, const double[:, ::1] mu,
                  int dim, int method, int facets, int max_iter, double tol, double energy_tol,
-                 bint allow_energy_gain, int threads=1):
+                 bint allow_energy_gain, int threads=1, int max_boxes=MDAE_SLIDE_MAX_BOXES):
     """N problems in one C call per thread (``threads`` > 1: contiguous chunks solved
-    in parallel, the GIL released)."""
+    in parallel, the GIL released). Returns ``(status, bad_input, bad_index, P, v_plus,
+    modes, dT, st, ns, inc)`` with ``inc`` the per-problem count of incomplete direction
+    searches."""
     cdef int nprob = D.shape[0]
     cdef int n = D.shape[1]
     cdef int nc = e_n.shape[1]
@@ -265,22 +267,25 @@ def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
     dT = np.empty(nprob)
     st = np.empty(nprob, dtype=np.intc)
     ns = np.empty(nprob, dtype=np.intc)
+    inc = np.zeros(nprob, dtype=np.intc)
     cdef double[:, ::1] Pv = P
     cdef double[:, ::1] vpv = vp
     cdef int[:, ::1] mv = modes
     cdef double[::1] dTv = dT
     cdef int[::1] stv = st
     cdef int[::1] nsv = ns
+    cdef int[::1] incv = inc
     mdae_impact_options_default(&o)
     o.method = method; o.facets = facets; o.max_solutions = 1; o.max_iter = max_iter
     o.tol = tol; o.energy_tol = energy_tol; o.allow_energy_gain = allow_energy_gain
+    o.max_boxes = max_boxes
     o.interrupt = _interrupted
     o.interrupt_ctx = &stop
     if nprob == 0 or n == 0:     # no contact: nothing to solve, every problem unique
         dT[:] = 0.0
         st[:] = 0
         ns[:] = 1
-        return 0, 0, -1, P, vp, modes, dT, st, ns
+        return 0, 0, -1, P, vp, modes, dT, st, ns, inc
     cdef const double *Dp = &D[0, 0, 0]
     cdef const double *vmp = &v_minus[0, 0]
     cdef const double *enp = &e_n[0, 0]
@@ -292,6 +297,7 @@ def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
     cdef double *dTp = &dTv[0]
     cdef int *stp = &stv[0]
     cdef int *nsp = &nsv[0]
+    cdef int *incp = &incv[0]
     half = nprob if threads <= 1 or nprob < 64 else nprob // 2
     info2.bad_index = -1
     info2.status = 0
@@ -303,26 +309,26 @@ def impact_batch(const double[:, :, ::1] D, const double[:, ::1] v_minus,
             cdef int r
             with nogil:
                 r = _batch_chunk(half, nprob, nc, dim, Dp, vmp, enp, etp, mup, &o, Pp, vpp,
-                                 mp, dTp, stp, nsp, facets, &info2)
+                                 mp, dTp, stp, nsp, incp, facets, &info2)
             res.append(r)
         th = threading.Thread(target=second)
         th.start()
         with nogil:
             r1 = _batch_chunk(0, half, nc, dim, Dp, vmp, enp, etp, mup, &o, Pp, vpp, mp, dTp,
-                              stp, nsp, facets, &info)
+                              stp, nsp, incp, facets, &info)
         th.join()
         r2 = res[0]
     else:
         with nogil:
             r1 = _batch_chunk(0, nprob, nc, dim, Dp, vmp, enp, etp, mup, &o, Pp, vpp, mp, dTp,
-                              stp, nsp, facets, &info)
+                              stp, nsp, incp, facets, &info)
     if r1 == -1 or r2 == -1:
         raise MemoryError(f"impact_batch workspace for {nc} contacts could not be allocated")
     if r1 == INTERRUPTED or r2 == INTERRUPTED:
         _raise_pending()
     if r1 == 0 and r2 != 0:      # the first chunk's status wins, as in one serial call
         info = info2
-    return info.status, info.bad_input, info.bad_index, P, vp, modes, dT, st, ns
+    return info.status, info.bad_input, info.bad_index, P, vp, modes, dT, st, ns, inc
 
 
 def impact_apply(const double[:, :, ::1] Bt, const double[:, ::1] P, const double[:, ::1] u,
@@ -537,7 +543,7 @@ cdef class BoundImpact:
         self.nq = <int>q.size
 
     def solve_result(self, cls, double tol, bint rheonomic, double piv_tol, lazy_head,
-                     lazy_tail):
+                     lazy_tail, int max_boxes=MDAE_SLIDE_MAX_BOXES):
         """The whole fast path after the CasADi evaluation, in one call: ``None`` unless
         the problem has a usable first solution (pivot ratio of M above ``piv_tol``, status
         unique or ambiguous from a complete search, no kinetic energy gain over the bound ``T`` beyond
@@ -546,7 +552,8 @@ cdef class BoundImpact:
         ``energy_before``, ``energy_after``, ``status`` and ``active`` set, and
         ``_lazy = lazy_head + (raw, mode_key) + lazy_tail``: ``raw`` one fresh array
         ``[P (n), v_plus (n), delta_u (nu), q (nq), u- (nu)]``, ``mode_key`` the modes in
-        base 3 (see :func:`mode_names`)."""
+        base 3 (see :func:`mode_names`). ``max_boxes``: the box budget of the searches of
+        sliding directions in space."""
         cdef mdae_impact_problem p
         cdef mdae_impact_options o
         cdef mdae_impact_info info
@@ -575,6 +582,7 @@ cdef class BoundImpact:
         mdae_impact_options_default(&o)
         o.max_solutions = 1; o.tol = tol; o.energy_tol = tol
         o.allow_energy_gain = False
+        o.max_boxes = max_boxes
         with nogil:
             mdae_impact_solve(&p, &o, Pp, vpp, modes, &dT, self.work, self.iwork, &info)
             for i in range(nu):
@@ -612,23 +620,71 @@ cdef class BoundImpact:
         return r
 
 
-def load_state(cnp.ndarray q_buf, q, cnp.ndarray u_buf, u):
-    """Copy ``q``, ``u`` into the float64 buffers when both are float64 C-contiguous
-    arrays of the buffers' sizes; returns False (nothing copied) otherwise."""
-    cdef cnp.ndarray qa, ua
-    if type(q) is not np.ndarray or type(u) is not np.ndarray:
+cdef inline bint _f64_vec(cnp.ndarray a, Py_ssize_t n):
+    return (a.descr.type_num == cnp.NPY_DOUBLE and cnp.PyArray_IS_C_CONTIGUOUS(a)
+            and a.ndim == 1 and a.shape[0] == n)
+
+
+cdef bint _load_dict(double *buf, dict d, dict index):
+    """``buf[index[k]] = d[k]`` for every item; False (buf partly written) when a key is
+    not in ``index`` or a value is not a float (the general path then decides)."""
+    cdef object k, val, i
+    for k, val in d.items():
+        i = index.get(k)
+        if i is None or not isinstance(val, float):
+            return False
+        buf[<Py_ssize_t>i] = <double>val
+    return True
+
+
+def load_state(cnp.ndarray q_buf, q, cnp.ndarray u_buf, u, dict q_index=None,
+               dict u_index=None, cnp.ndarray q_default=None, cnp.ndarray u_default=None):
+    """Copy ``q``, ``u`` into the float64 buffers; True when done, False (buffers partly
+    written) when the general path must convert them.
+
+    Arrays: float64 C-contiguous of the buffers' sizes. Dicts of floats by name (with
+    ``q_index``, ``u_index``: name -> position, speeds also by coordinate name, and the
+    defaults ``q_default``, ``u_default`` for the names left out): any other key or value
+    type gives False."""
+    cdef Py_ssize_t nq = q_buf.shape[0], nu = u_buf.shape[0]
+    if not (_f64_vec(q_buf, nq) and _f64_vec(u_buf, nu)):
         return False
-    qa = <cnp.ndarray>q
-    ua = <cnp.ndarray>u
-    if (qa.descr.type_num != cnp.NPY_DOUBLE or ua.descr.type_num != cnp.NPY_DOUBLE
-            or not cnp.PyArray_IS_C_CONTIGUOUS(qa) or not cnp.PyArray_IS_C_CONTIGUOUS(ua)
-            or qa.ndim != 1 or ua.ndim != 1 or qa.shape[0] != q_buf.shape[0]
-            or ua.shape[0] != u_buf.shape[0] or q_buf.descr.type_num != cnp.NPY_DOUBLE
-            or u_buf.descr.type_num != cnp.NPY_DOUBLE or q_buf.ndim != 1 or u_buf.ndim != 1
-            or not cnp.PyArray_IS_C_CONTIGUOUS(q_buf) or not cnp.PyArray_IS_C_CONTIGUOUS(u_buf)):
+    if type(q) is np.ndarray and type(u) is np.ndarray:
+        if not (_f64_vec(<cnp.ndarray>q, nq) and _f64_vec(<cnp.ndarray>u, nu)):
+            return False
+        memcpy(cnp.PyArray_DATA(q_buf), cnp.PyArray_DATA(<cnp.ndarray>q), nq * sizeof(double))
+        memcpy(cnp.PyArray_DATA(u_buf), cnp.PyArray_DATA(<cnp.ndarray>u), nu * sizeof(double))
+        return True
+    if (type(q) is not dict or type(u) is not dict or q_index is None or u_index is None
+            or q_default is None or u_default is None or not _f64_vec(q_default, nq)
+            or not _f64_vec(u_default, nu)):
         return False
-    memcpy(cnp.PyArray_DATA(q_buf), cnp.PyArray_DATA(qa), qa.shape[0] * sizeof(double))
-    memcpy(cnp.PyArray_DATA(u_buf), cnp.PyArray_DATA(ua), ua.shape[0] * sizeof(double))
+    memcpy(cnp.PyArray_DATA(q_buf), cnp.PyArray_DATA(q_default), nq * sizeof(double))
+    memcpy(cnp.PyArray_DATA(u_buf), cnp.PyArray_DATA(u_default), nu * sizeof(double))
+    return (_load_dict(<double *>cnp.PyArray_DATA(q_buf), <dict>q, q_index)
+            and _load_dict(<double *>cnp.PyArray_DATA(u_buf), <dict>u, u_index))
+
+
+def load_params(cnp.ndarray p_buf, dict params, dict index, cnp.ndarray default):
+    """``p_buf = default`` with the entries of ``params`` (floats by name) written in;
+    False (``p_buf`` partly written) for an unknown name, a value that is not a float or a
+    NaN (the general path then raises the error that names it)."""
+    cdef Py_ssize_t n = p_buf.shape[0]
+    cdef object k, val, i
+    cdef double x
+    cdef double *b
+    if not (_f64_vec(p_buf, n) and _f64_vec(default, n)):
+        return False
+    b = <double *>cnp.PyArray_DATA(p_buf)
+    memcpy(b, cnp.PyArray_DATA(default), n * sizeof(double))
+    for k, val in params.items():
+        i = index.get(k)
+        if i is None or not isinstance(val, float):
+            return False
+        x = <double>val
+        if x != x:
+            return False
+        b[<Py_ssize_t>i] = x
     return True
 
 

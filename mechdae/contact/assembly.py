@@ -225,6 +225,7 @@ class _Assembler:
         # laws: floats, or expressions of the parameters
         self.laws = [c.get("law", "newton") for c in s.contacts]
         self.closure = _closure.closure_mask(s.contacts, self.names)
+        self.has_closure = bool(self.closure.any())
         vals, sx = [], False
         for c in s.contacts:
             for key in ("restitution", "tangential_restitution", "friction"):
@@ -241,7 +242,15 @@ class _Assembler:
             self.law_F = ca.Function("contact_laws", [d.p], [expr])
         else:
             self.law_const = np.array([float(x) for x in vals]).reshape(-1, 3)
-        self.p_default = np.asarray(s.p_defaults, dtype=float)
+        self.p_default = np.ascontiguousarray(s.p_defaults, dtype=float)
+        # states and parameters by name on the fast path (_contact.load_state/load_params):
+        # speeds by speed name or by the name of their coordinate
+        index = s._name_index()
+        self.q_index, self.p_index = dict(index["q"]), dict(index["p"])
+        self.u_index = {c: index["u"][sp] for c, sp in index["coord_speed"].items()}
+        self.u_index.update(index["u"])
+        self.q_default = np.ascontiguousarray(s.q_defaults, dtype=float)
+        self.u_default = np.ascontiguousarray(s.u_defaults, dtype=float)
         # fast impact path: gaps (and a finiteness probe of the inputs) from the shared
         # input buffer, then one Function per active set (see _FastImpact)
         self.nv = nv
@@ -937,7 +946,7 @@ class ImpactResult:
                 f"energy_before={self.energy_before!r}, energy_after={self.energy_after!r})")
 
 
-def _poisson_solutions(prob, method, all_solutions, tol):
+def _poisson_solutions(prob, method, all_solutions, tol, max_boxes=None):
     """Two-phase (Poisson) impact: compression to zero normal approach speed, then a
     restitution impulse ``E P_c`` (normal ``e_n``, tangential ``e_t``); a final
     inelastic correction if the restitution phase leaves a contact approaching."""
@@ -951,8 +960,9 @@ def _poisson_solutions(prob, method, all_solutions, tol):
             "use law='newton'")
     k, dim = prob.nc, prob.dim
     zero = np.zeros(k)
+    mb = kernels.MAX_BOXES if max_boxes is None else max_boxes
     s1 = kernels.impact(prob.D, prob.v_minus, zero, zero, prob.mu, dim, method=method,
-                        all_solutions=all_solutions, tol=tol, energy="report")
+                        all_solutions=all_solutions, tol=tol, energy="report", max_boxes=mb)
     E = np.repeat(prob.e_t, dim)
     E[::dim] = prob.e_n
     scale = max(1.0, float(np.max(np.abs(prob.v_minus))) if prob.v_minus.size else 1.0)
@@ -964,14 +974,14 @@ def _poisson_solutions(prob, method, all_solutions, tol):
         v = prob.v_minus + prob.D @ P
         if (v[::dim] < -tol * scale).any():
             s3 = kernels.impact(prob.D, v, zero, zero, prob.mu, dim, method=method, tol=tol,
-                                energy="report")
+                                energy="report", max_boxes=mb)
             P = P + s3.P
             v = s3.v_plus
         out.append((P, v, s.modes))
     return s1.status, out, s1.exhaustive
 
 
-def _closure_solutions(prob, method, all_solutions, tol):
+def _closure_solutions(prob, method, all_solutions, tol, max_boxes=None):
     """Impact with closed friction cones: the reduced inelastic problem (Schur complement
     of the closure contacts' tangent rows, :mod:`mechdae.contact.closure`) solved by the
     kernels, then every solution expanded to the full impulses and velocities."""
@@ -981,7 +991,8 @@ def _closure_solutions(prob, method, all_solutions, tol):
     mu = np.where(cl, 0.0, prob.mu)
     zero = np.zeros(prob.nc)
     s = kernels.impact(Dr, cr, zero, zero, mu, dim, method=method,
-                       all_solutions=all_solutions, tol=tol, energy="report")
+                       all_solutions=all_solutions, tol=tol, energy="report",
+                       max_boxes=kernels.MAX_BOXES if max_boxes is None else max_boxes)
     sols = s.solutions if all_solutions else ([s] if np.isfinite(s.P).all() else [])
     raw = []
     for x in sols or []:
@@ -1009,7 +1020,8 @@ def _energy_error(prob, gains, where="impact"):
 
 
 def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
-           method="auto", tol=1e-9, gap_tol=GAP_TOL, inputs=None, energy_gain="raise"):
+           method="auto", tol=1e-9, gap_tol=GAP_TOL, inputs=None, energy_gain="raise",
+           max_boxes=None):
     r"""Solve the impact problem of ``system`` at ``(q, v)``.
 
     ``M (u+ - u-) = W^T P + C^T Lam``, ``C (u+ - u-) = 0``, with per contact the impact law
@@ -1040,6 +1052,12 @@ def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
         law (restitution scaled to the largest value that does not gain energy, see
         :mod:`mechdae.contact.energetic`); ``out.fallback`` then records the scale and
         both energy changes.
+    max_boxes : int, optional
+        Box budget (default :data:`mechdae.contact.kernels.MAX_BOXES`) of each search of
+        the sliding directions of contacts sliding in space (the interval
+        branch-and-bound of the enumeration, one search per mode combination); a search
+        that spends it leaves ``out.exhaustive`` False. Larger: slower, complete on harder
+        problems; smaller: bounded time.
 
     Returns
     -------
@@ -1063,31 +1081,54 @@ def impact(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
     if energy_gain != "raise":
         from .energetic import check_rule
         check_rule(energy_gain)
+    max_boxes = _max_boxes(max_boxes)
     if not all_solutions and (method == "auto" or method == "enum"):
-        out = _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs)
+        out = _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs, max_boxes)
         if out is not None:
             return out
+    return _impact_general(system, q, v, active, all_solutions, params, t, method, tol,
+                           gap_tol, inputs, energy_gain, max_boxes)
+
+
+def _max_boxes(max_boxes):
+    if max_boxes is None:
+        return kernels.MAX_BOXES
+    return kernels.check_count(max_boxes, "max_boxes", 1, kernels.MAX_ITER,
+                               " (box budget of the sliding-direction search)")
+
+
+def _impact_general(system, q, v, active=None, all_solutions=False, params=None, t=0.0,
+                    method="auto", tol=1e-9, gap_tol=GAP_TOL, inputs=None,
+                    energy_gain="raise", max_boxes=None):
+    """:func:`impact` past the fast path (options checked by the caller)."""
     prob = contact_problem(system, q, v, active=active, t=t, params=params, inputs=inputs,
                            gap_tol=gap_tol)
-    return _impact_prob(system, prob, all_solutions, method, tol, energy_gain)
+    return _impact_prob(system, prob, all_solutions, method, tol, energy_gain,
+                        kernels.MAX_BOXES if max_boxes is None else max_boxes)
 
 
-def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
+def _impact_fast(system, q, v, active=None, params=None, t=0.0, tol=1e-9, gap_tol=GAP_TOL,
+                 inputs=None, max_boxes=None):
     """One consistent solution by enumeration through the per-active-set Function and the
     bound C solver; None whenever the general path must decide (inconsistent, energy
-    gain, superelastic laws, bad input, 'poisson', no or more than 6 contacts): that path
-    then recomputes and produces the result or the error message."""
+    gain, superelastic laws, bad input, 'poisson', no or more than 6 contacts, an
+    incomplete search): that path then recomputes and produces the result or the error
+    message. States and parameters as arrays or dicts of floats by name are written into
+    this thread's input buffers by one C call each (name -> index maps built once per
+    System); anything else goes through :meth:`System.state_arrays` /
+    :meth:`System.param_vector`."""
     asm = system.__dict__.get(_ASM_KEY)
     if asm is None:
         asm = _assembler(system)
-    if asm.closure.any():               # closed friction cones: the general path
+    if asm.has_closure:                 # closed friction cones: the general path
         return None
     try:
         ws = asm._tls.ws                # this thread's buffers
     except AttributeError:
         ws = asm.workspace()
     ins = ws._in
-    if asm.nv or not _contact.load_state(ins[0], q, ins[1], v):
+    if asm.nv or not _contact.load_state(ins[0], q, ins[1], v, asm.q_index, asm.u_index,
+                                         asm.q_default, asm.u_default):
         qa, ua, va = _state(system, q, v)
         ins[0][:] = qa
         ins[1][:] = ua
@@ -1100,8 +1141,10 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
         ins[5][:] = wv
         ws.p_is_default = False
     elif params:
-        ins[4][:] = system.param_vector(params)
         ws.p_is_default = False
+        if not (type(params) is dict and _contact.load_params(ins[4], params, asm.p_index,
+                                                              asm.p_default)):
+            ins[4][:] = system.param_vector(params)
     elif not ws.p_is_default:
         ins[4][:] = asm.p_default
         ws.p_is_default = True
@@ -1123,7 +1166,8 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
     # moving surfaces (rheonomic contacts) may raise the kinetic energy: only the kernel's
     # contact-space check (work of P on the relative velocities) applies there
     r = fs.kernel.solve_result(ImpactResult, tol, system.rheonomic, PIVOT_TOL, fs.lazy_head,
-                               (system, t, params, inputs))
+                               (system, t, params, inputs),
+                               kernels.MAX_BOXES if max_boxes is None else max_boxes)
     if r is None:
         piv = float(fs.piv[0])
         if not piv > PIVOT_TOL:
@@ -1132,7 +1176,8 @@ def _impact_fast(system, q, v, active, params, t, tol, gap_tol, inputs):
     return r
 
 
-def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise"):
+def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise",
+                 max_boxes=None):
     T0 = prob.energy
     if prob.nc == 0:
         u = prob.u.copy()
@@ -1146,16 +1191,19 @@ def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise"):
             raise NotImplementedError("impact: friction_cone='closure' is implemented for the "
                                       "'newton' law; contacts "
                                       f"{dict(zip(prob.contacts, prob.law))}")
-        status, raw, exhaustive = _closure_solutions(prob, method, all_solutions, tol)
+        status, raw, exhaustive = _closure_solutions(prob, method, all_solutions, tol,
+                                                     max_boxes)
     elif laws <= {"newton"}:
         s = kernels.impact(prob.D, prob.v_minus, prob.e_n, prob.e_t, prob.mu, prob.dim,
                            method=method, all_solutions=all_solutions, tol=tol,
-                           energy="report", allow_superelastic=superelastic)
+                           energy="report", allow_superelastic=superelastic,
+                           max_boxes=kernels.MAX_BOXES if max_boxes is None else max_boxes)
         status, exhaustive = s.status, s.exhaustive
         sols = s.solutions if all_solutions else ([s] if np.isfinite(s.P).all() else [])
         raw = [(x.P, x.v_plus, x.modes) for x in (sols or [])]
     elif laws <= {"poisson"}:
-        status, raw, exhaustive = _poisson_solutions(prob, method, all_solutions, tol)
+        status, raw, exhaustive = _poisson_solutions(prob, method, all_solutions, tol,
+                                                     max_boxes)
     else:
         raise NotImplementedError("impact: active contacts mix the 'newton' and 'poisson' "
                                   f"laws ({dict(zip(prob.contacts, prob.law))}); use one law")
@@ -1173,7 +1221,7 @@ def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise"):
         if status == "energy_gain" or (absolute and max(gains) > 1e-9 * scale + 1e-14):
             if energy_gain != "fallback" or laws != {"newton"}:
                 raise EnergyGainError(_energy_error(prob, gains), outs)
-            return _impact_fallback(system, prob, method, tol, T0, gains)
+            return _impact_fallback(system, prob, method, tol, T0, gains, max_boxes)
     if status == "energy_gain":   # superelastic allowed: kernel flags, we don't
         status = "unique" if len(outs) == 1 else "ambiguous"
     if not outs:
@@ -1187,10 +1235,12 @@ def _impact_prob(system, prob, all_solutions, method, tol, energy_gain="raise"):
                         exhaustive)
 
 
-def _impact_fallback(system, prob, method, tol, T0, gains):
+def _impact_fallback(system, prob, method, tol, T0, gains, max_boxes=None):
     """Newton's law would gain energy: the energy-limited law (contact/energetic.py)."""
     from .energetic import impact_no_gain
     kw = {} if method == "auto" else dict(method=method)
+    if max_boxes is not None:
+        kw["max_boxes"] = max_boxes
     sol, scale = impact_no_gain(prob.D, prob.v_minus, prob.e_n, prob.e_t, prob.mu, prob.dim,
                                 tol=tol, **kw)
     o, du = _outcome(system, prob, sol.P, sol.v_plus, sol.modes)
@@ -1229,6 +1279,13 @@ class ImpactBatchResult:
     energy_before, energy_after : ndarray (N,)
     active : list of str
     dim : int
+    exhaustive : ndarray of bool (N,)
+        Per problem, whether the search behind ``status`` and ``n_solutions`` was provably
+        complete (as :attr:`ImpactResult.exhaustive`): always with ``method="enum"`` for
+        planar contacts; in space False where a search of sliding directions spent its
+        ``max_boxes``, met more than 4 contacts sliding at once or a statically
+        indeterminate sliding set; False from ``"lcp"``/``"nsgs"`` unless the problem is
+        frictionless with a positive definite normal block (one solution).
     """
     v_plus_array: np.ndarray
     impulses: np.ndarray
@@ -1241,6 +1298,7 @@ class ImpactBatchResult:
     energy_after: np.ndarray
     active: list
     dim: int
+    exhaustive: np.ndarray = None
 
     def impulse(self, contact, component=0):
         """Impulse component (0 normal, 1.. tangents) of ``contact`` for every problem."""
@@ -1297,7 +1355,7 @@ def _batch_states(system, qs, vs):
 
 
 def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum", tol=1e-9,
-                 gap_tol=GAP_TOL, energy="raise"):
+                 gap_tol=GAP_TOL, energy="raise", max_boxes=None):
     r"""Solve N impact problems of ``system`` (one active set) in one vectorized pass.
 
     The CasADi assembly graph is mapped over the N states in one call
@@ -1320,6 +1378,9 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     energy : {"raise", "report"}
         On an energy gain with ``e <= 1``: raise EnergyGainError naming the problems and
         contacts, or return with ``status == "energy_gain"``.
+    max_boxes : int, optional
+        Box budget of each search of sliding directions in space (as in :func:`impact`);
+        ``out.exhaustive`` is False for the problems whose search spent it.
 
     Returns
     -------
@@ -1331,6 +1392,7 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     >>> out.mode("B")                                                # doctest: +SKIP
     """
     kernels.check_options(tol=tol, gap_tol=gap_tol)
+    max_boxes = _max_boxes(max_boxes)
     asm = _assembler(system)
     Q, U, N = _batch_states(system, qs, vs)
     P = np.tile(np.asarray(system.p_defaults, dtype=float)[:, None], (1, N))
@@ -1370,7 +1432,7 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
         return ImpactBatchResult(U.copy(), np.zeros((N, 0)), np.zeros((N, 0)),
                                  np.zeros((N, 0)), np.zeros((N, 0), int),
                                  np.full(N, "unique", dtype=object), np.ones(N, int), T0,
-                                 T0.copy(), [], dim)
+                                 T0.copy(), [], dim, np.ones(N, bool))
     laws = {asm.laws[i] for i in idx}
     if laws != {"newton"}:
         raise NotImplementedError("impact_batch: only the 'newton' law is vectorized; use "
@@ -1400,7 +1462,8 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
         zero = np.zeros_like(e_n)
         s = kernels.impact_batch(np.ascontiguousarray(Dr), np.ascontiguousarray(cr), zero,
                                  zero, np.where(cl, 0.0, mu), dim, method=method, tol=tol,
-                                 energy="report", threads=BATCH_THREADS if N >= 256 else 1)
+                                 energy="report", threads=BATCH_THREADS if N >= 256 else 1,
+                                 max_boxes=max_boxes)
         s.P, s.v_plus = _closure.expand(D, vm, s.P, K)
         ok = np.isfinite(s.P).all(axis=1)
         for a in np.flatnonzero(cl):
@@ -1408,7 +1471,8 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     else:
         s = kernels.impact_batch(D, vm, e_n, e_t, mu, dim, method=method, tol=tol,
                                  energy="report", allow_superelastic=superelastic,
-                                 threads=BATCH_THREADS if N >= 256 else 1)
+                                 threads=BATCH_THREADS if N >= 256 else 1,
+                                 max_boxes=max_boxes)
     # u+ = u + B P, T+ in C; problems without a solution have NaN impulses (kernel
     # contract): NaN u+ and T1
     up, T1 = _contact.impact_apply(np.ascontiguousarray(Btp), s.P, U,
@@ -1426,7 +1490,7 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
                 f"kinetic energy in problems {ii[:10].tolist()}"
                 f"{'...' if len(ii) > 10 else ''} although e_n, e_t <= 1", s)
     return ImpactBatchResult(up, s.P, s.v_plus, vm, s.modes, status, s.n_solutions, T0, T1,
-                             [asm.names[i] for i in idx], dim)
+                             [asm.names[i] for i in idx], dim, s.exhaustive)
 
 
 # ------------------------------------------------------------------------------------ #

@@ -140,6 +140,9 @@ class ImpactBatchSolution:
         ``energy="report"``), or a solver failure (``"ray"``, ``"max_iter"``).
     n_solutions : ndarray of int, shape (N,)
         Number of consistent solutions found (enumeration).
+    exhaustive : ndarray of bool, shape (N,)
+        Per problem, :attr:`ImpactSolution.exhaustive`: True where the search behind
+        ``status`` and ``n_solutions`` was provably complete.
     """
     P: np.ndarray
     v_plus: np.ndarray
@@ -147,6 +150,7 @@ class ImpactBatchSolution:
     energy_change: np.ndarray
     status: np.ndarray
     n_solutions: np.ndarray
+    exhaustive: np.ndarray = None
 
 
 @dataclass
@@ -396,6 +400,20 @@ def frictionless_unique(D, dim, mu):
     return bool(w[0] > 1e-10 * max(w[-1], 1e-300))
 
 
+def frictionless_unique_batch(D, dim, mu):
+    """:func:`frictionless_unique` of N problems (D (N, n, n), mu (N, k)): bool (N,)."""
+    out = np.zeros(len(D), bool)
+    idx = np.flatnonzero((np.asarray(mu) == 0).all(axis=1))
+    if idx.size:
+        Dn = np.asarray(D, float)[idx][:, ::dim, ::dim]
+        if Dn.shape[1] == 0:
+            out[idx] = True
+            return out
+        w = np.linalg.eigvalsh(0.5 * (Dn + Dn.transpose(0, 2, 1)))
+        out[idx] = w[:, 0] > 1e-10 * np.maximum(w[:, -1], 1e-300)
+    return out
+
+
 def _choose_method(method, k, dim, mu):
     if method == "auto":
         if k <= 6:
@@ -545,7 +563,7 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
 
 def impact_batch(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="enum", facets=None,
                  tol=1e-9, max_iter=10000, energy="raise", allow_superelastic=False,
-                 threads=1):
+                 threads=1, max_boxes=MAX_BOXES):
     """Solve N impact problems of equal size in one C call (for sweeps).
 
     Parameters
@@ -559,11 +577,14 @@ def impact_batch(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="enum", fac
     threads : int
         2 or more: the problems are split in two contiguous halves solved in parallel
         (the GIL released); results are identical to one thread.
+    max_boxes : int
+        As in :func:`impact`, for each problem.
 
     Returns
     -------
     ImpactBatchSolution
-        First solution of every problem; ``status`` and ``n_solutions`` tell uniqueness.
+        First solution of every problem; ``status`` and ``n_solutions`` tell uniqueness,
+        ``exhaustive`` whether they are proven.
 
     Raises
     ------
@@ -579,6 +600,8 @@ def impact_batch(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="enum", fac
     """
     tol, max_iter, facets, _ = _impact_options(tol, max_iter, facets, 1, energy)
     threads = check_count(threads, "threads", 1, MAX_ITER)
+    max_boxes = check_count(max_boxes, "max_boxes", 1, MAX_ITER,
+                            " (box budget of the sliding-direction search)")
     if hasattr(D, "shape") and np.ndim(D) >= 1 and D.shape[-1] > MAX_N:
         raise ValueError(f"D: n = {D.shape[-1]} exceeds the size limit n <= {MAX_N}")
     D = _array(D, "D")
@@ -597,16 +620,20 @@ def impact_batch(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="enum", fac
     if method == "enum" and k > ENUM_MAX:
         raise ValueError(f"method: 'enum' handles at most {ENUM_MAX} contacts (got {k})")
     _check_lcp_size(method, k, dim, facets)
-    st, bad, bidx, P, vp, modes, dT, sts, ns = _contact.impact_batch(
+    st, bad, bidx, P, vp, modes, dT, sts, ns, inc = _contact.impact_batch(
         D, v, en, et, muv, dim, _METHODS[method], facets, max_iter, tol, tol,
-        bool(allow_superelastic), threads)
+        bool(allow_superelastic), threads, max_boxes)
     if st == _BAD:
         raise _bad_input(bad, -1, dim, where=f"problem {bidx}: ")
     status = _BATCH_STATUS[sts]
     status[(sts == _OK) & (ns == 0)] = "inconsistent"
     if method != "enum":
         status[sts == _OK] = "solved"
-    out = ImpactBatchSolution(P, vp, modes, dT, status, ns)
+    exhaustive = (inc == 0) if method == "enum" else np.zeros(N, bool)
+    if not exhaustive.all():
+        rest = np.flatnonzero(~exhaustive)
+        exhaustive[rest] = frictionless_unique_batch(D[rest], dim, muv[rest])
+    out = ImpactBatchSolution(P, vp, modes, dT, status, ns, exhaustive)
     if energy == "raise" and (sts == _GAIN).any():
         idx = np.flatnonzero(sts == _GAIN)
         raise EnergyGainError(f"impact_batch: kinetic energy would increase in problems "

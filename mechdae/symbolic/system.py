@@ -465,43 +465,26 @@ class System:
                method="auto", **options):
         """Impact at ``(q, v)``: post-impact speeds, impulses, modes, all solutions.
 
-        See :func:`mechdae.contact.assembly.impact` (returns an ``ImpactResult``).
+        Options: ``tol``, ``gap_tol``, ``inputs``, ``energy_gain``, ``max_boxes`` (the box
+        budget of each search of sliding directions in space; ``out.exhaustive`` says
+        whether the search was complete). See :func:`mechdae.contact.assembly.impact`
+        (returns an ``ImpactResult``).
         """
         # the assembly module is looked up once (an import statement per call costs ~1 us
-        # on a ~6 us fast path)
+        # on a ~6 us fast path); states and parameters as arrays or dicts of floats by name
+        # go straight into the fast path's buffers
         asm = _ASSEMBLY or _contact_assembly()
-        if type(q) is dict and type(v) is dict and not self.nv:
-            # states by name (the docs' and model files' form): arrays in two dict passes,
-            # then the array fast path; anything unusual takes the general path
-            qa, ua = self._dict_arrays(q, v)
-            if qa is not None:
-                q, v = qa, ua
+        if not options and not all_solutions and (method == "auto" or method == "enum"):
+            out = asm._impact_fast(self, q, v, active, params, t)
+            if out is not None:
+                return out
+            return asm._impact_general(self, q, v, active, False, params, t, method)
         return asm.impact(self, q, v, active, all_solutions, params, t, method, **options)
-
-    def _dict_arrays(self, q, v):
-        """``(q, u)`` arrays from dicts of floats by coordinate / speed name, or
-        ``(None, None)`` when a name or value needs :meth:`state_arrays`."""
-        index = self._name_index()
-        qi, ui, cs = index["q"], index["u"], index["coord_speed"]
-        qa, ua = self.q_defaults.copy(), self.u_defaults.copy()
-        for k, val in q.items():
-            i = qi.get(k)
-            if i is None or type(val) is not float:
-                return None, None
-            qa[i] = val
-        for k, val in v.items():
-            i = ui.get(k)
-            if i is None:
-                name = cs.get(k)
-                i = ui.get(name) if name is not None else None
-            if i is None or type(val) is not float:
-                return None, None
-            ua[i] = val
-        return qa, ua
 
     def impact_batch(self, qs, vs, active=None, params=None, t=0.0, method="enum", **options):
         """Many impact problems in one vectorized pass (see
-        :func:`mechdae.contact.assembly.impact_batch`)."""
+        :func:`mechdae.contact.assembly.impact_batch`; options ``tol``, ``gap_tol``,
+        ``energy``, ``max_boxes``; ``out.exhaustive`` per problem)."""
         from ..contact.assembly import impact_batch
         return impact_batch(self, qs, vs, active=active, params=params, t=t, method=method,
                             **options)
