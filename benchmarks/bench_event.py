@@ -15,12 +15,34 @@ flights shrink geometrically so it stalls at t_inf: capped by ``MAX_EVENTS`` imp
 ``MAX_WALL`` seconds, and we report where it stopped), and with the usual heuristic (stop
 bouncing once the rebound speed falls below ``V_REST``; it then rests early, before t_inf).
 
-Measured (2 shared cores, load 4-6 from other sessions: every figure +-40 %): before issue
-13 mechdae 52-130 ms for 6 impacts (early jump), scipy (31 impacts) about the same; after:
-all 40 impacts in 70-130 ms (phases integrate the excursion from the window start with
-scalar (SX) right-hand sides, expanded contact terms, one solve instead of inv in the
-contact space), per impact 3-4x cheaper than before; "early" 15-25 ms. The issue's target
-(under 2 ms, >= 10x scipy) needs the phases and event location in C (not done).
+Measured (2 shared cores, load 2-4 from other sessions: every figure +-40 %, ratios in one
+run steadier). Before issue 13 mechdae 52-130 ms for 6 impacts (early jump), scipy (31
+impacts) about the same; with every impact resolved (40) 70-156 ms, 0.6x scipy (start
+commit d8b5482: 156 ms vs scipy 88 ms in one run).
+
+Since the smooth phases run in C (``phase_integrator="auto"``: each mode's right-hand side
+and event functions as generated C, driven by ``csrc/mdae_ode.c``, Dormand-Prince 8(5,3) /
+5(4) with event sampling on the continuous extension; Python only at events), in two runs
+at load 1.5-2.3:
+
+==============================  =========  ===========  ==============  ===============
+row                             C phases   cvodes path  start commit    ratio vs start
+==============================  =========  ===========  ==============  ===============
+ball, 40 impacts, 5 s           16 ms      --           156 ms          9.6x (scipy 2.4x)
+rocking block to rest, 3 s      54 ms      586 ms       958 ms          17.5-17.8x
+seed-003 spinning ball, 4 s     25 ms      164 ms       186 ms          7.2-7.5x
+8-link chain, 10 s (smooth)     21-23 ms   537 ms       540 ms          23-26x
+10-bead column, 2 s (3757 ev.)  1.01 s     4.5-4.9 s    5.69 s          5.6-5.7x
+==============================  =========  ===========  ==============  ===============
+
+The 8-link chain's ``method="cvodes"`` (the smooth path, rtol 1e-8) takes 28 ms in the same
+runs, 43 ms at the event method's rtol 1e-10. The ball's impact times stay at the closed
+form to 1e-11; scipy's ``solve_ivp`` takes 39 ms: mechdae is 2.4-2.5x faster, not the
+issue's 10x (under 2 ms). The phases now cost about 50 us per impact; the rest, about
+250 us per impact, is the Python of the impact itself (contact space, impact kernel call,
+accumulation bookkeeping, event records, about a hundred numpy calls on 2 x 2 arrays).
+The 2 ms target needs that path (terms, contact space, Newton impact, the accumulation
+rule) in C too, called from the phase loop for the common single-contact impact.
 
 Run: ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_event.py``
 """
@@ -87,18 +109,10 @@ def main():
     sys_ = md.load("models/bouncing_ball.py", e=E).compile(stabilization=None)
     sys_.simulate(T_FINAL, q0={"y": R + H0}, method="event")      # build the integrators
 
-    def run_md():
-        w0 = time.perf_counter()
-        res = sys_.simulate(T_FINAL, q0={"y": R + H0}, method="event", rtol=1e-10, atol=1e-12)
-        return time.perf_counter() - w0, res
-    t_md, (_, res) = best(run_md)
-
-    def run_early():
-        w0 = time.perf_counter()
-        r = sys_.simulate(T_FINAL, q0={"y": R + H0}, method="event", zeno="early")
-        return time.perf_counter() - w0, r
-    run_early()
-    t_ea, (_, res_ea) = best(run_early)
+    t_md, (_, res) = best(lambda: timed(lambda: sys_.simulate(
+        T_FINAL, q0={"y": R + H0}, method="event", rtol=1e-10, atol=1e-12)))
+    t_ea, res_ea = _time(lambda: sys_.simulate(T_FINAL, q0={"y": R + H0}, method="event",
+                                               zeno="early"), REPEAT)
     n_ea = sum(e.kind == "impact" for e in res_ea.events)
     ti = np.array([e.t for e in res.events if e.kind == "impact"])
     t1 = np.sqrt(2 * H0 / G)
@@ -146,14 +160,17 @@ def _models():
     return column_of_beads, ivanov_ball, nlink_chain
 
 
+def timed(f):
+    """``(wall time, result)`` of one call of ``f``."""
+    w0 = time.perf_counter()
+    r = f()
+    return time.perf_counter() - w0, r
+
+
 def _time(f, k):
-    f()
-    ts = []
-    for _ in range(k):
-        w0 = time.perf_counter()
-        r = f()
-        ts.append(time.perf_counter() - w0)
-    return min(ts), r
+    f()                                  # build and compile first
+    t, (_, r) = best(lambda: timed(f), k)
+    return t, r
 
 
 def others(beads=True):

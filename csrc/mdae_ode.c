@@ -451,6 +451,24 @@ static int initial_step(const mdae_ode_system *s, const mdae_ode_options *o, int
     return MDAE_OK;
 }
 
+/* the run ends at (t, y0) with f = k0 and event values (eA, edA) there */
+static int finish(int outcome, double t, double h, int io, int n, int ne, const double *y0,
+                  const double *k0, const double *eA, const double *edA, double *x,
+                  double *xdot, double *e, double *edot, mdae_ode_info *info)
+{
+    memcpy(x, y0, sizeof(double) * (size_t)n);
+    memcpy(xdot, k0, sizeof(double) * (size_t)n);
+    if (ne) {
+        memcpy(e, eA, sizeof(double) * (size_t)ne);
+        memcpy(edot, edA, sizeof(double) * (size_t)ne);
+    }
+    info->outcome = outcome;
+    info->t = t;
+    info->h = h;
+    info->n_out = io;
+    return MDAE_OK;
+}
+
 int mdae_ode_run(const mdae_ode_system *s, const mdae_ode_options *o, double t0, double *x,
                  double *xdot, double t_end, double h0, const double *t_out, int n_out,
                  double *T_out, double *X_out, double *e, double *edot, int *fired,
@@ -541,14 +559,8 @@ int mdae_ode_run(const mdae_ode_system *s, const mdae_ode_options *o, double t0,
         if (o->stiff_h > 0 && h < o->stiff_h && ++small > SMALL_STEPS) {
             /* hundreds of attempts below stiff_h: stability-limited (a stiff or
                near-singular phase, e.g. spatial sliding starting from rest) */
-            memcpy(x, y0, sizeof(double) * (size_t)n);
-            memcpy(xdot, k[0], sizeof(double) * (size_t)n);
-            if (ne) { memcpy(e, eA, sizeof(double) * ne); memcpy(edot, edA, sizeof(double) * ne); }
-            info->outcome = MDAE_ODE_STIFF;
-            info->t = t;
-            info->h = h;
-            info->n_out = io;
-            return MDAE_OK;
+            return finish(MDAE_ODE_STIFF, t, h, io, n, ne, y0, k[0], eA, edA, x, xdot, e, edot,
+                          info);
         }
         if ((st = rk_stages(T, s, t, y0, h, k, yt, y1, ysti, info))) return st;
         err = rk_error(method, k, h, y0, y1, xref, n, o->rtol, o->atol, blk(w, n, W_ERR));
@@ -751,27 +763,14 @@ int mdae_ode_run(const mdae_ode_system *s, const mdae_ode_options *o, double t0,
         if (reject && hnew > h) hnew = h;
         reject = 0;
         if (last) {
-            memcpy(x, y0, sizeof(double) * (size_t)n);
-            memcpy(xdot, k[0], sizeof(double) * (size_t)n);
-            if (ne) { memcpy(e, eA, sizeof(double) * ne); memcpy(edot, edA, sizeof(double) * ne); }
-            info->outcome = MDAE_ODE_DONE;
-            info->t = t_end;
-            info->h = hnew;
-            info->n_out = io;
-            return MDAE_OK;
+            return finish(MDAE_ODE_DONE, t_end, hnew, io, n, ne, y0, k[0], eA, edA, x, xdot, e,
+                          edot, info);
         }
         h = hnew;
         if (o->stiff_h > 0 && iasti >= 15 && h < o->stiff_h) {
-            memcpy(x, y0, sizeof(double) * (size_t)n);
-            memcpy(xdot, k[0], sizeof(double) * (size_t)n);
-            if (ne) {
-                if ((st = eval_ev(s, y0, t, e, edot, info))) return st;
-            }
-            info->outcome = MDAE_ODE_STIFF;
-            info->t = t;
-            info->h = h;
-            info->n_out = io;
-            return MDAE_OK;
+            /* the last sample was this step's end: (eA, edA) are the values at y0 */
+            return finish(MDAE_ODE_STIFF, t, h, io, n, ne, y0, k[0], eA, edA, x, xdot, e, edot,
+                          info);
         }
     }
 }

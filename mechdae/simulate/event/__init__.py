@@ -16,9 +16,14 @@ with ``f_i = w_n`` (frictionless), ``(w_n, w_t)`` (sticking, plus
 2-vector direction of the relative tangential velocity, varying along the phase; its sign
 is continued across ``v_t = 0`` along the phase's reference direction ``d``, a runtime
 parameter, so that the motion stays smooth past the stop and ``d . v_t`` crosses zero
-cleanly). One CasADi cvodes integrator per mode (cached on the System) integrates
-a *window* and returns the states at ``K`` sub-samples together with the *event functions*
-of the mode, all in one call:
+cleanly). Each mode's right-hand side and *event functions* are generated as C (cached
+on the System and on disk) and integrated by a C Runge-Kutta integrator
+(``csrc/mdae_ode.c``: Dormand-Prince 8(5,3) without a closed contact at tight tolerances,
+5(4) otherwise) that samples the event functions on its continuous extension at ``K``
+points per *window* and locates the first root, returning to Python only at events; a
+stiff stretch, a run without a C compiler or ``phase_integrator="cvodes"`` integrates the
+windows with CasADi's cvodes instead (the states at ``K`` sub-samples and the event
+functions in one call). The event functions:
 
 - open contact: the gap ``g_i``;
 - closed contact: the normal force ``lambda_n,i``;
@@ -29,8 +34,9 @@ of the mode, all in one call:
 Each is positive while the mode holds. mechdae locates the first sign change itself —
 CasADi's zero-crossing support is not used: the root of the cubic Hermite interpolant of
 the event function (values and rates ``e' = de/dx x' + de/dt`` at the sub-samples) seeds
-Newton steps on re-integrated states (one integration returns ``e`` and ``e'``; usually one
-or two per event), with Illinois regula falsi as the fallback; time tolerance
+Newton steps on re-integrated states (one Runge-Kutta step from the accepted step's start,
+or one cvodes integration, returns ``e`` and ``e'``; usually one or two per event), with
+Illinois regula falsi as the fallback; time tolerance
 ``event_tol`` relative. At a gap event the impact kernel (C) gives the
 post-impact speeds; the new mode comes from the acceleration-level contact problem
 (:func:`.forces.solve_contact_forces`: the mode enumeration of
@@ -126,8 +132,8 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     q0, v0, params, inputs, output_times, initialize, stabilization
         As in :meth:`mechdae.System.simulate`.
     rtol, atol : float
-        cvodes tolerances of the smooth phases (defaults tighter than the smooth method's:
-        event times inherit the integration error).
+        Tolerances of the smooth phases (defaults tighter than the smooth method's: event
+        times inherit the integration error).
     painleve : None, {"liftoff", "stay", "impact", "raise"} or dict
         The rule of the Painlevé cases of the contact problem (:mod:`mechdae.simulate.
         _painleve`), each recorded as a ``"painleve"`` event listing the alternatives.

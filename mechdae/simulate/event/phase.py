@@ -1,10 +1,12 @@
 r"""Phase integration: the compiled functions of one mode (cached on the System).
 
 Between events the contacts of the current mode enter as bilateral constraints (see
-:mod:`mechdae.simulate.event`); for each mode one CasADi cvodes integrator integrates a
-*window* and returns the states at ``K`` sub-samples with the mode's *event functions*
-and their rates, all in one call (:class:`ModeSet`). The runtime parameter vector is
-``P = (t0, T, p, vec H, vec K, w, d)`` (:func:`_layout`).
+:mod:`mechdae.simulate.event`); each mode's ``core(x, t, P) -> (x', lam_c, e, e')`` is
+compiled to C (:meth:`ModeSet.compiled`, :mod:`.compiled`) for the C integrator, or
+integrated by a CasADi cvodes integrator over a *window* returning the states at ``K``
+sub-samples with the mode's *event functions* and their rates, all in one call
+(:class:`ModeSet`). The runtime parameter vector is ``P = (t0, T, p, vec H, vec K, w, d)``
+(:func:`_layout`).
 """
 import casadi as ca
 import numpy as np
