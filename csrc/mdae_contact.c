@@ -899,6 +899,153 @@ static void enum_combination(enum_ctx *E, const int *mode)
     }
 }
 
+/* ---- mode combinations by nested elimination ------------------------------------- */
+/* Without sliding directions to search (planar contacts, or mu in {0, inf}, or known
+ * directions), the combinations are visited depth first over the contacts, the last one
+ * outermost (the order of the loop of enumerate: contact 0 varies fastest), and each
+ * contact's mode is eliminated once for all the combinations below it: separate drops
+ * its rows and columns (P_a = 0), stick eliminates its d x d block (P_a = x_a + K_a P_rest
+ * from its rows), slide its column g = (1, -mu s) against its normal row; what remains is
+ * the Schur complement of the contacts still to choose. A leaf back-substitutes P. Where
+ * a block pivot is small (|det| below 1e-6 of the product of its rows' sizes, or the
+ * block itself cancelled to below 1e-6 of D's rows: a singular or ill-conditioned
+ * combination, e.g. a rocking block's two sticking corners) the subtree is solved
+ * combination by combination as before (solve_record: the reduced system with pivoting
+ * and its basic solution). A nonsingular combination has one solution, the same either
+ * way up to round-off; the checks and the record are those of solve_record. */
+typedef struct {
+    int lists[MDAE_CONTACT_ENUM_MAX][4], counts[MDAE_CONTACT_ENUM_MAX];
+    double x[MDAE_CONTACT_ENUM_MAX][3];                 /* P_a = x_a + K_a P_(0..a-1)     */
+    double K[MDAE_CONTACT_ENUM_MAX][3 * SB_MAX];        /* d x (a d), row-major            */
+} tree_ctx;
+
+static void tree_g(const enum_ctx *E, int a, int md, double *g)
+{
+    int d = E->d, i;
+    double s[2] = {0.0, 0.0}, muu = E->mu[a];
+    if (md == EM_SLIDE_P) s[0] = 1.0;
+    else if (md == EM_SLIDE_M) s[0] = -1.0;
+    else if (md == EM_SLIDE_KNOWN) { for (i = 0; i < d - 1; ++i) s[i] = E->sdir[a * (d - 1) + i]; }
+    else muu = 0.0;
+    g[0] = 1.0;
+    for (i = 1; i < d; ++i) g[i] = -muu * s[i - 1];
+}
+
+static void tree_leaf(enum_ctx *E, tree_ctx *T, const int *mode)
+{
+    int d = E->d, nc = E->nc, a, i, j;
+    double *P = E->P;
+    for (a = 0; a < nc; ++a) {
+        const double *K = T->K[a];
+        int nr = a * d;
+        for (i = 0; i < d; ++i) {
+            double v = T->x[a][i];
+            for (j = 0; j < nr; ++j) v += K[i * nr + j] * P[j];
+            P[a * d + i] = v;
+        }
+    }
+    if (!check_P(E, mode)) return;
+    compute_w(E);
+    if (check_modes(E, mode)) record(E);
+}
+
+static void tree_visit(enum_ctx *E, tree_ctx *T, int a, const double *S, const double *r,
+                       int *mode, int safe)
+{
+    int d = E->d, na = (a + 1) * d, nr = a * d, o = nr, k, i, j, l;
+    double S2[SB_MAX * SB_MAX], r2[SB_MAX];
+    for (k = 0; k < T->counts[a]; ++k) {
+        int md = T->lists[a][k], ok = safe;
+        double *x = T->x[a], *K = T->K[a];
+        mode[a] = md;
+        if (ok && md == EM_SEP) {
+            for (i = 0; i < d; ++i) x[i] = 0.0;
+            for (i = 0; i < d * nr; ++i) K[i] = 0.0;
+            for (i = 0; i < nr; ++i) {
+                for (j = 0; j < nr; ++j) S2[i * nr + j] = S[i * na + j];
+                r2[i] = r[i];
+            }
+        } else if (ok && md == EM_STICK) {
+            /* S_aa^-1 by its adjugate (d = 2, 3), guarded */
+            double M[9], inv[9], det, sc = 1.0;
+            for (i = 0; i < d; ++i) {
+                double rm = 0.0;
+                for (j = 0; j < d; ++j) {
+                    M[i * d + j] = S[(o + i) * na + o + j];
+                    if (fabs(M[i * d + j]) > rm) rm = fabs(M[i * d + j]);
+                }
+                if (!(rm >= 1e-6 * E->rn[o + i])) ok = 0;
+                sc *= rm;
+            }
+            if (d == 2) {
+                det = M[0] * M[3] - M[1] * M[2];
+                inv[0] = M[3]; inv[1] = -M[1]; inv[2] = -M[2]; inv[3] = M[0];
+            } else {
+                inv[0] = M[4] * M[8] - M[5] * M[7];
+                inv[1] = M[2] * M[7] - M[1] * M[8];
+                inv[2] = M[1] * M[5] - M[2] * M[4];
+                inv[3] = M[5] * M[6] - M[3] * M[8];
+                inv[4] = M[0] * M[8] - M[2] * M[6];
+                inv[5] = M[2] * M[3] - M[0] * M[5];
+                inv[6] = M[3] * M[7] - M[4] * M[6];
+                inv[7] = M[1] * M[6] - M[0] * M[7];
+                inv[8] = M[0] * M[4] - M[1] * M[3];
+                det = M[0] * inv[0] + M[1] * inv[3] + M[2] * inv[6];
+            }
+            if (!(fabs(det) > 1e-6 * sc)) ok = 0;
+            if (ok) {
+                double id = 1.0 / det;
+                for (i = 0; i < d * d; ++i) inv[i] *= id;
+                for (i = 0; i < d; ++i) {
+                    double v = 0.0;
+                    for (l = 0; l < d; ++l) v -= inv[i * d + l] * r[o + l];
+                    x[i] = v;
+                    for (j = 0; j < nr; ++j) {
+                        double w = 0.0;
+                        for (l = 0; l < d; ++l) w -= inv[i * d + l] * S[(o + l) * na + j];
+                        K[i * nr + j] = w;
+                    }
+                }
+                for (i = 0; i < nr; ++i) {
+                    double v = r[i];
+                    for (l = 0; l < d; ++l) v += S[i * na + o + l] * x[l];
+                    r2[i] = v;
+                    for (j = 0; j < nr; ++j) {
+                        double w = S[i * na + j];
+                        for (l = 0; l < d; ++l) w += S[i * na + o + l] * K[l * nr + j];
+                        S2[i * nr + j] = w;
+                    }
+                }
+            }
+        } else if (ok) {
+            /* sliding: P_a = g y, normal row of a */
+            double g[3], piv = 0.0, pm = 0.0, f;
+            tree_g(E, a, md, g);
+            for (i = 0; i < d; ++i) { piv += S[o * na + o + i] * g[i]; pm += fabs(S[o * na + o + i] * g[i]); }
+            if (!(fabs(piv) > 1e-6 * pm && pm >= 1e-6 * E->rn[o])) ok = 0;
+            if (ok) {
+                f = -1.0 / piv;
+                for (i = 0; i < d; ++i) {
+                    x[i] = g[i] * r[o] * f;
+                    for (j = 0; j < nr; ++j) K[i * nr + j] = g[i] * S[o * na + j] * f;
+                }
+                for (i = 0; i < nr; ++i) {
+                    double sg = 0.0;
+                    for (l = 0; l < d; ++l) sg += S[i * na + o + l] * g[l];
+                    r2[i] = r[i] + sg * r[o] * f;
+                    for (j = 0; j < nr; ++j) S2[i * nr + j] = S[i * na + j] + sg * S[o * na + j] * f;
+                }
+            }
+        }
+        if (a == 0) {
+            if (ok) tree_leaf(E, T, mode);
+            else solve_record(E, mode);
+        } else {
+            tree_visit(E, T, a - 1, S2, r2, mode, ok);
+        }
+    }
+}
+
 /* Enumerate every mode combination of w = D P + c. Returns the number of solutions. */
 static int enumerate(enum_ctx *E)
 {
@@ -912,6 +1059,20 @@ static int enumerate(enum_ctx *E)
         compute_w(E);
         record(E);
         return E->nsol;
+    }
+    {
+        int search = 0, k;
+        for (a = 0; a < nc; ++a)
+            for (k = 0; k < counts[a]; ++k) if (lists[a][k] == EM_SLIDE_3D) search = 1;
+        if (!search) {
+            tree_ctx T;
+            for (a = 0; a < nc; ++a) {
+                T.counts[a] = counts[a];
+                for (k = 0; k < counts[a]; ++k) T.lists[a][k] = lists[a][k];
+            }
+            tree_visit(E, &T, nc - 1, E->D, E->c, mode, 1);
+            return E->nsol;
+        }
     }
     for (;;) {
         for (a = 0; a < nc; ++a) mode[a] = lists[a][idx[a]];
