@@ -90,6 +90,11 @@ _ASM_KEY = "_mdae_contact_assembler"
 BATCH_THREADS = 2
 """Threads of ``impact_batch`` (N >= 256): the mapped CasADi evaluation and the C solves."""
 
+COMPILE_AFTER = 256
+"""Solves of one (System, active set) on the fast path after which its Function is
+compiled to C in a background thread (mechdae.codegen; until then, and without a
+compiler, CasADi's virtual machine evaluates it)."""
+
 PIVOT_TOL = 1e-12
 """A mass matrix whose smallest LDL pivot ratio ``d_i / M_ii`` is below this is singular."""
 
@@ -333,6 +338,7 @@ class _Assembler:
         if vx is not None and ins[2].size:
             ins[2][:] = vx
         ins[3][0] = t
+        ws.t_last = t
         ins[4][:] = pv
         ws.p_is_default = False
         if wv is not None and ins[5].size:
@@ -425,6 +431,7 @@ class _Workspace:
         self._gbuf.set_res(0, memoryview(self.gap_out))
         self._gbuf.set_res(1, memoryview(self.chk_out))
         self.p_is_default = False      # does self._in[4] hold the default parameters?
+        self.t_last = 0.0              # the time in self._in[3]
         self._fast = {}
 
     def fast_solver(self, idx):
@@ -465,6 +472,11 @@ class _FastFunction:
         F = ca.Function("contact_impact", [S[k] for k in "q u v t p w".split()],
                         [ca.densify(x) for x in [Dp, vm, Bp, S["M"], S["T"], S["piv"]] + laws])
         self.F = _expanded(F)
+        # generated C of F, compiled in a background thread once the active set is hot
+        # (COMPILE_AFTER solves); the threads' _FastImpact rebind their buffers to it
+        self.current = self.F
+        self.calls = 0
+        self._compile_started = False
         self.n, self.nu, self.nq, self.nc = n, nu, asm.nq, nc
         self.names = [asm.names[i] for i in idx]
         self.rows = [[int(j) for j in r] for r in rows]
@@ -472,6 +484,28 @@ class _FastFunction:
         self.dim = dim
         # results keep (this shared object, names): never a thread's buffers
         self.lazy_head = (self, tuple(self.names))
+
+    def start_compile(self):
+        """Compile F (mechdae.codegen, cached on disk) in a daemon thread; ``current``
+        becomes the compiled Function when it is loaded. Without a working compiler (or
+        MECHDAE_CODEGEN=0) nothing happens and F stays in use: no warning from here (the
+        results are the same either way: the generated code performs F's operations)."""
+        with _LOCK:
+            if self._compile_started:
+                return
+            self._compile_started = True
+        from .. import codegen
+        if not codegen.available():
+            return
+
+        def build():
+            try:
+                lib = codegen.library([self.F], compiled=True, what="the impact fast path")
+                if lib is not None:
+                    self.current = lib.external(self.F.name())
+            except Exception:      # noqa: BLE001 - any failure leaves F in use
+                pass
+        threading.Thread(target=build, name="mechdae-impact-codegen", daemon=True).start()
 
 
 class _FastImpact:
@@ -490,16 +524,22 @@ class _FastImpact:
         self.T = np.zeros(1)
         self.piv = np.zeros(1)
         self.e_n, self.e_t, self.mu = np.zeros(nc), np.zeros(nc), np.zeros(nc)
-        self._buf, self.eval = ff.F.buffer()
-        for i, a in enumerate(ws._in):
-            self._buf.set_arg(i, memoryview(a))
-        for i, a in enumerate([self.D, self.vm, self.Bt, self.M, self.T, self.piv,
-                               self.e_n, self.e_t, self.mu]):
-            self._buf.set_res(i, memoryview(a))
+        self.ff, self._ins = ff, ws._in
+        self.bind(ff.current)
         self.kernel = _contact.BoundImpact(self.D, self.vm, self.e_n, self.e_t, self.mu,
                                            self.Bt, self.M, ws._in[1], ff.dim)
         self.kernel.bind(self.T, self.piv, ws._in[0])
         self.lazy_head = ff.lazy_head
+
+    def bind(self, F):
+        """Evaluate ``F`` (the Function or its compiled form) on this thread's arrays."""
+        self._buf, self.eval = F.buffer()
+        for i, a in enumerate(self._ins):
+            self._buf.set_arg(i, memoryview(a))
+        for i, a in enumerate([self.D, self.vm, self.Bt, self.M, self.T, self.piv,
+                               self.e_n, self.e_t, self.mu]):
+            self._buf.set_res(i, memoryview(a))
+        self.src = F
 
 
 def _assembler(system):
@@ -1134,7 +1174,9 @@ def _impact_fast(system, q, v, active=None, params=None, t=0.0, tol=1e-9, gap_to
         ins[1][:] = ua
         if va is not None and ins[2].size:
             ins[2][:] = va
-    ins[3][0] = t
+    if t != ws.t_last:                  # (a numpy store costs ~0.3 us)
+        ins[3][0] = t
+        ws.t_last = t
     if asm.has_w:
         pv, wv = _params(system, params, inputs, t)
         ins[4][:] = pv
@@ -1162,6 +1204,13 @@ def _impact_fast(system, q, v, active=None, params=None, t=0.0, tol=1e-9, gap_to
         fs = ws.fast_solver(idx)
     if fs is None:
         return None
+    ff = fs.ff
+    if fs.src is not ff.current:          # the compiled Function has arrived
+        fs.bind(ff.current)
+    elif ff.calls < COMPILE_AFTER:
+        ff.calls += 1
+        if ff.calls == COMPILE_AFTER:
+            ff.start_compile()
     fs.eval()
     # moving surfaces (rheonomic contacts) may raise the kinetic energy: only the kernel's
     # contact-space check (work of P on the relative velocities) applies there
