@@ -204,7 +204,8 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
         ``max_step / (8 samples_per_window)`` by stability) or when no C compiler works;
         ``"rk"``: always the C integrator (an error without a compiler); ``"cvodes"``: the
         cvodes windows of CasADi. ``rtol``/``atol`` mean the same in each: an error per
-        step below ``atol + rtol |excursion|``.
+        step below ``atol + rtol |excursion|``. A mode's C is compiled on its first use
+        (about 0.4 s each; cached on disk, see :mod:`mechdae.codegen`).
     max_step : float, optional
         Largest window of one integrator call (s; default ``MAX_WINDOW`` = 0.2 s, a fixed
         value independent of ``t_final``); events are looked for at
