@@ -1,10 +1,11 @@
 /* mdae_ode.h - explicit Runge-Kutta integration of one smooth phase with event location,
  * plain C99.
  *
- * The phase x' = f(x, t) of one contact mode is integrated with the Dormand-Prince 5(4)
- * pair (Hairer's DOPRI5: FSAL, step control with Lund stabilization, 4th-order continuous
- * extension, stiffness test) from (t0, x0) until t_end or the first root of the mode's
- * event functions e(x, t) (positive while the mode holds), whichever comes first.
+ * The phase x' = f(x, t) of one contact mode is integrated with a Dormand-Prince pair
+ * (mdae_rk.c): 8(5,3) (Hairer's DOP853: 7th-order continuous extension) or 5(4) (DOPRI5:
+ * Lund-stabilized step control, 4th-order continuous extension), each FSAL with Hairer's
+ * stiffness test, from (t0, x0) until t_end or the first root of the mode's event
+ * functions e(x, t) (positive while the mode holds), whichever comes first.
  *
  * Callbacks (CasADi-generated C through mdae_casadi_eval, or anything with that calling
  * convention), P the phase's runtime parameter vector:
