@@ -119,65 +119,6 @@ static int solve_basic(int n, double *A, double *B, int nrhs, int *piv, double *
     return 0;
 }
 
-/* solve_basic with one right-hand side b (n) and the row scales rs (n, as rs_in there):
- * the same decisions and the same operations in the same order (bit-identical results),
- * without the loops over right-hand sides; the solution x_j into b[j]. piv: n ints. */
-static int solve_basic1(int n, double *A, double *b, int *piv, const double *rs_in)
-{
-    int row = 0, j, i, c, r, bi = -1;
-    double rs[SB_MAX], ipv[SB_MAX], x[SB_MAX], bb = 0.0, bmax;
-    if (n > SB_MAX) return 1;
-    for (i = 0; i < n; ++i) {
-        double rm = rs_in[i], bm = fabs(b[i]);
-        rs[i] = (rm > 0.0 && rm < HUGE_VAL) ? rm : 1.0;
-        if (bm > 0.0 && (bi < 0 || bm * rs[bi] > bb * rs[i])) { bi = i; bb = bm; }
-    }
-    bmax = bi >= 0 ? bb / rs[bi] : 1.0;
-    for (j = 0; j < n; ++j) piv[j] = -1;
-    for (j = 0; j < n && row < n; ++j) {
-        int best = -1;
-        double bv = 0.0, br = 1.0, ip;
-        for (i = row; i < n; ++i) {
-            double a = fabs(A[i * n + j]);
-            if (a > 1e-13 * rs[i] && (best < 0 || a * br > bv * rs[i])) {
-                bv = a; br = rs[i]; best = i;
-            }
-        }
-        if (best < 0) continue;
-        if (best != row) {
-            double t;
-            for (c = 0; c < n; ++c) { t = A[row * n + c]; A[row * n + c] = A[best * n + c]; A[best * n + c] = t; }
-            t = b[row]; b[row] = b[best]; b[best] = t;
-            t = rs[row]; rs[row] = rs[best]; rs[best] = t;
-        }
-        ip = 1.0 / A[row * n + j];
-        ipv[j] = ip;
-        for (i = row + 1; i < n; ++i) {
-            double f = A[i * n + j] * ip;
-            if (f == 0.0) continue;
-            A[i * n + j] = 0.0;
-            for (c = j + 1; c < n; ++c) A[i * n + c] -= f * A[row * n + c];
-            b[i] -= f * b[row];
-        }
-        piv[j] = row;
-        ++row;
-    }
-    for (r = row; r < n; ++r)
-        if (fabs(b[r]) > 2e-9 * bmax * rs[r]) return 1;
-    for (j = n - 1; j >= 0; --j) {
-        int pr = piv[j];
-        double s;
-        if (pr < 0) continue;
-        s = b[pr];
-        for (i = j + 1; i < n; ++i)
-            if (piv[i] >= 0) s -= A[pr * n + i] * b[piv[i]];
-        b[pr] = s * ipv[j];
-    }
-    for (j = 0; j < n; ++j) x[j] = piv[j] >= 0 ? b[piv[j]] : 0.0;
-    memcpy(b, x, sizeof(double) * (size_t)n);
-    return 0;
-}
-
 /* Solve a small d x d system (d <= 3) by Cramer's rule; returns 1 if singular. */
 static int solve_small(int d, const double *A, const double *b, double *x)
 {
@@ -769,8 +710,7 @@ static int solve_reduced(const enum_ctx *E, const int *mode, const int *fixj, in
                 if (fixj[a] >= 0)
                     for (i = 0; i < d; ++i) B[r * nrhs + 1 + 3 * fixj[a] + i] = -Dr[a * d + i];
     }
-    if (m > 0 && (nrhs == 1 ? solve_basic1(m, A, B, E->piv, rsc)
-                            : solve_basic(m, A, B, nrhs, E->piv, X, rsc))) return 1;
+    if (m > 0 && solve_basic(m, A, B, nrhs, E->piv, X, rsc)) return 1;
     /* expand P = G y (+ the fixed contacts' unit columns) into X, then into B (one
      * right-hand side: straight into P) */
     if (nrhs == 1 && !fixj) X = E->P;

@@ -229,7 +229,8 @@ def test_symmetric_body_two_feet_five_solutions_closed_under_mirror():
     assert same_sets(Ps, brute_force(D, v, mu, 3), D, v)
 
 
-def test_symmetric_body_as_a_model_gives_the_same_five():
+def symmetric_model():
+    """The SYM body as a model (feet L, R; parameter mu): ``(system, q, v)``."""
     p = SYM
     m = md.Model("symmetric_feet")
     mu = m.parameter("mu", p["mu"])
@@ -239,10 +240,13 @@ def test_symmetric_body_as_a_model_gives_the_same_five():
         pos, vel = b.position(r), b.velocity(r)
         m.contact(name, gap=pos[2], tangent_velocity=[vel[0], vel[1]], restitution=0.0,
                   friction=mu)
-    system = m.compile(stabilization=None)
     u = p["u"]
-    q = {"b.z": p["h"]}
-    v = {"b.vx": u[0], "b.vz": u[2], "b.wy": u[4]}
+    return (m.compile(stabilization=None), {"b.z": p["h"]},
+            {"b.vx": u[0], "b.vz": u[2], "b.wy": u[4]})
+
+
+def test_symmetric_body_as_a_model_gives_the_same_five():
+    system, q, v = symmetric_model()
     out = system.impact(q, v, all_solutions=True)
     assert out.status == "ambiguous" and out.exhaustive and len(out.solutions) == 5
     D, vk, muk = symmetric_problem()

@@ -25,7 +25,7 @@ import mechdae as md
 from mechdae.contact import kernels
 from mechdae.contact.kernels import impact
 from test_impact_all_solutions import (SYM, body_delassus, brute_force, law_error, same_sets,
-                                       symmetric_problem)
+                                       symmetric_model, symmetric_problem)
 
 # one foot at r from the center, inertia (Ix, Iy, Iz), speeds (vx, vy, vz, wx, wy, wz)
 BODY = dict(r=(1.5, 1.0, -1.2), inertia=(0.25, 0.23, 0.83),
@@ -107,17 +107,7 @@ def test_contact_at_rest_among_others_is_proven():
 
 def test_max_boxes_through_system_impact_and_batch():
     p = SYM
-    m = md.Model("symmetric_feet")
-    mu = m.parameter("mu", p["mu"])
-    b = m.rigid_body("b", mass=1.0, inertia=np.diag(p["inertia"]).tolist(), planar=False)
-    for name, y in (("L", p["b"]), ("R", -p["b"])):
-        pos, vel = b.position((p["a"], y, -p["h"])), b.velocity((p["a"], y, -p["h"]))
-        m.contact(name, gap=pos[2], tangent_velocity=[vel[0], vel[1]], restitution=0.0,
-                  friction=mu)
-    system = m.compile(stabilization=None)
-    u = p["u"]
-    q = {"b.z": p["h"]}
-    v = {"b.vx": u[0], "b.vz": u[2], "b.wy": u[4]}
+    system, q, v = symmetric_model()
     assert system.impact(q, v).exhaustive
     # both feet sliding at once need the box search: one box cannot finish it
     for all_solutions in (False, True):
