@@ -91,6 +91,12 @@ def extrapolate(times, r):
     return times[-1] + (times[-1] - times[-2]) * r / (1.0 - r)
 
 
+def _floats(a):
+    """The values of a small vector as a list of floats (the same doubles, faster to index
+    one by one than numpy scalars)."""
+    return a if type(a) is list else np.asarray(a, float).tolist()
+
+
 class AccumulationLogic:
     """Accumulation rule and rest snapping of the event engine (a part of ``EventEngine``)."""
 
@@ -106,6 +112,7 @@ class AccumulationLogic:
             Whether the contacts snap to rest (all ``e_n`` set to 0).
         """
         d = self.dim
+        vm, b = _floats(vm), _floats(b)        # a few values: plain floats are faster
         vr = self._rest_velocity(b, idx)
         if self.rest_impacts > 0 and all(abs(vm[a * d]) < vr[a] for a in approaching):
             self.rest_streak.append({idx[a] for a in approaching})
@@ -118,7 +125,7 @@ class AccumulationLogic:
             self.impact_log[i].append(t)
             if snap or self.zeno_opts is None or not e_n[a] > 0 or closing:
                 continue
-            z = self._series_end(i, t, abs(vm[a * d]), vr[a], abs(b[a * d]), e_n[a])
+            z = self._series_end(i, t, abs(vm[a * d]), vr[a], abs(b[a * d]), float(e_n[a]))
             if z is None:
                 continue
             if self.zeno_action == "report":
@@ -157,20 +164,20 @@ class AccumulationLogic:
     def _interleaved(self, i):
         """Whether another contact impacted since contact ``i``'s previous impact."""
         log = self.impact_log[i]
-        since = log[-2] if len(log) >= 2 else -np.inf
+        since = log[-2] if len(log) >= 2 else -math.inf
         return any(j != i and lg and lg[-1] > since for j, lg in self.impact_log.items())
 
     def _rest_velocity(self, b, idx):
         """Velocity resolution per contact of ``idx``: ``rest_velocity`` when given, else
         ``2 sqrt(2 a_n gap_tol)`` (``a_n = |b_n|``, the contact's free normal acceleration,
-        at least 1e-3 ``|b|``): the speed of a drop through a few ``gap_tol``."""
+        at least 1e-3 ``|b|``): the speed of a drop through a few ``gap_tol`` (a list)."""
         d = self.dim
         if self.rest_velocity is not None:
-            return np.full(len(idx), float(self.rest_velocity))
-        bl = np.asarray(b, float).tolist()         # a few values: plain floats are faster
+            return [float(self.rest_velocity)] * len(idx)
+        bl = _floats(b)
         floor = 1e-3 * max(max(abs(v) for v in bl), 1e-300)
-        return np.array([2.0 * math.sqrt(2.0 * max(abs(bl[a * d]), floor) * self.gap_tol)
-                         for a in range(len(idx))])
+        return [2.0 * math.sqrt(2.0 * max(abs(bl[a * d]), floor) * self.gap_tol)
+                for a in range(len(idx))]
 
     def _snap_to_rest(self, x, t, mode, idx, E1):
         """Close the contacts of the repeating tiny impacts (and those touching) after a

@@ -9,6 +9,7 @@ paradox) the energy-limited law is used (:mod:`mechdae.contact.energetic`). The 
 left with ``v_n^+ <= vel_tol`` go to the contact-force problem (:meth:`ModeLogic.decide`);
 accumulations of impacts are decided in :mod:`.accumulation`.
 """
+import math
 import warnings
 
 import numpy as np
@@ -34,18 +35,61 @@ def not_exhaustive(extra, sol, t, names, what):
                   RuntimeWarning, stacklevel=2)
 
 
-def _kernel():
-    """:func:`mechdae.contact.kernels.impact` (the module is imported on first use: the
-    contact package imports the simulators; the function is looked up on each call, so a
-    wrapped or patched kernel is the one used)."""
-    global _KERNELS
+def _kernels():
+    """:mod:`mechdae.contact.kernels` (imported on first use: the contact package imports
+    the simulators) and the options of its :func:`impact` the engine calls it with."""
+    global _KERNELS, _FAST
     if _KERNELS is None:
+        import inspect
         from ...contact import kernels
+        dflt = {k: v.default for k, v in inspect.signature(kernels.impact).parameters.items()}
+        _FAST = (kernels.impact, dflt["facets"] or 8, dflt["max_solutions"], dflt["max_iter"],
+                 dflt["tol"], dflt["max_boxes"])
         _KERNELS = kernels
-    return _KERNELS.impact
+    return _KERNELS
 
 
-_KERNELS = None
+_KERNELS = _FAST = None
+
+
+def solve_impact(D, vm, e_n, e_t, mu, dim):
+    """``kernels.impact(D, vm, e_n=e_n, e_t=e_t, mu=mu, dim=dim, all_solutions=True,
+    energy="report")``, the same solution, through the kernel's thin entry
+    (``_contact.impact``) when the wrapper is the original one and the problem goes to the
+    enumeration (up to 6 contacts; ``D``, ``vm``, ``e_n``, ``e_t``, ``mu`` float64 and
+    C-contiguous, as the engine builds them): the wrapper's argument checks cost more than
+    the solve of one contact. Anything else (a patched kernel, more contacts, a status
+    the wrapper turns into an error) goes through the wrapper."""
+    kern = _kernels()
+    wrapper, facets, cap, max_iter, tol, max_boxes = _FAST
+    k = e_n.shape[0]
+    if kern.impact is not wrapper or k > 6:
+        return kern.impact(D, vm, e_n=e_n, e_t=e_t, mu=mu, dim=dim, all_solutions=True,
+                           energy="report")
+    (st, nsol, iters, resid, _, _, P, vp, modes, dT, incomplete) = kern._contact.impact(
+        D, vm, e_n, e_t, mu, dim, 0, facets, cap, max_iter, tol, tol, False, max_boxes)
+    if st not in (kern._OK, kern._AMBIG, kern._INCONS, kern._GAIN):
+        return kern.impact(D, vm, e_n=e_n, e_t=e_t, mu=mu, dim=dim, all_solutions=True,
+                           energy="report")        # raises the wrapper's error
+    exhaustive = incomplete == 0 or kern.frictionless_unique(D, dim, mu)
+    names = kern.MODE_NAMES
+    nstore = min(nsol, cap)
+    ml = modes.tolist()
+    sols = [kern.ImpactSolution(P[i], vp[i], tuple([names[m] for m in ml[i]]), float(dT[i]),
+                                "", None, resid if i == 0 else math.nan, "enum", 0, exhaustive)
+            for i in range(nstore)]
+    if st == kern._GAIN:
+        status = "energy_gain"
+    else:
+        status = "unique" if nsol == 1 else ("ambiguous" if nsol > 1 else "inconsistent")
+    if not sols:
+        n = vm.shape[0]
+        return kern.ImpactSolution(np.full(n, np.nan), np.full(n, np.nan), ("",) * k,
+                                   math.nan, status, [], math.nan, "enum", 0, exhaustive)
+    for s in sols:
+        s.status = status
+    sols[0].solutions = sols
+    return sols[0]
 
 
 class ImpactLogic:
@@ -53,7 +97,6 @@ class ImpactLogic:
 
     def do_impact(self, x, t, mode, trigger):
         """Resolve the impact at ``t``; returns the new (mode, x)."""
-        impact = _kernel()
         nq, nu = self.nq_nu()
         tm = self.terms(x, t)
         u = x[nq:nq + nu]
@@ -65,26 +108,22 @@ class ImpactLogic:
         Wc, MW, D, b = self.contact_space(tm, idx)
         d = self.dim
         vm = self.velocities(tm, idx, u)
-        approaching = [a for a in range(len(idx)) if vm[a * d] < -self.vel_tol]
+        vml = vm.tolist()                      # plain floats: the same doubles, faster
+        approaching = [a for a in range(len(idx)) if vml[a * d] < -self.vel_tol]
         if not approaching:
             return self.decide(x, t, idx, mode, cause="grazing")
         E0 = tm["E"]
-        e_n = self.e_n[idx].copy()
+        ulist, e_n0, e_t, mu, names = self._set_data(idx)
+        e_n = e_n0.copy()
         # an accumulation resolved out: plastic at the contacts it closes (see accumulation)
-        closing, snap = self.accumulations(t, idx, approaching, vm, b, e_n)
-        memo = self.__dict__.setdefault("_units_memo", {})
-        key = tuple(idx)
-        ulist = memo.get(key)
-        if ulist is None:
-            ulist = memo[key] = units(idx, self.impact_laws)
+        closing, snap = self.accumulations(t, idx, approaching, vml, b, e_n)
         if len(ulist) > 1:
             imp, x, E1, vp = self._sequential(x, t, idx, D, MW, vm, e_n, ulist, E0)
         else:
-            imp = impact(D, vm, e_n=e_n, e_t=self.e_t[idx], mu=self.mu[idx], dim=d,
-                         all_solutions=True, energy="report")
+            imp = solve_impact(D, vm, e_n, e_t, mu, d)
             if imp.status == "inconsistent":
                 raise SolverError(f"t = {t:.12g}: the impact problem at contacts "
-                                  f"{[self.names[i] for i in idx]} has no consistent solution")
+                                  f"{names} has no consistent solution")
             fallback = None
             if imp.status == "energy_gain":          # Kane's paradox: see contact/energetic.py
                 fallback = self._energy_fallback(t, idx, D, vm, e_n, imp)
@@ -93,9 +132,8 @@ class ImpactLogic:
             x[nq:nq + nu] = u + MW @ imp.P
             E1 = self.energy(x, t)
             vp = imp.v_plus
-            extra = dict(status=imp.status,
-                         modes=dict(zip([self.names[i] for i in idx], imp.modes)))
-            not_exhaustive(extra, imp, t, [self.names[i] for i in idx], "impact")
+            extra = dict(status=imp.status, modes=dict(zip(names, imp.modes)))
+            not_exhaustive(extra, imp, t, names, "impact")
             if fallback is not None:
                 extra["law"] = "energy-limited"
                 extra["restitution_scale"] = fallback["scale"]
@@ -104,14 +142,16 @@ class ImpactLogic:
                                          **fallback))
             if imp.status == "ambiguous" and imp.solutions:
                 extra["solutions"] = [dict(P=s.P.tolist(), modes=s.modes) for s in imp.solutions]
+            Pl = imp.P.tolist()
             recs = [(i, imp.P[a * d:a * d + 1 + self.nt[i]], vm[a * d:a * d + 1 + self.nt[i]],
                      vp[a * d:a * d + 1 + self.nt[i]]) for a, i in enumerate(idx)
-                    if imp.P[a * d] > 0 or a in approaching]
+                    if Pl[a * d] > 0 or a in approaching]
             self._book(t, tm["W"], recs, u, x[nq:nq + nu], E0, E1, extra)
+        vpl = vp.tolist()
         for a, i in enumerate(idx):
-            if vp[a * d] <= self.vel_tol and a not in closing:
+            if vpl[a * d] <= self.vel_tol and a not in closing:
                 self.impact_log[i].clear()
-        cand = [i for a, i in enumerate(idx) if vp[a * d] <= self.vel_tol]
+        cand = [i for a, i in enumerate(idx) if vpl[a * d] <= self.vel_tol]
         # every contact separating: all open (what decide gives without candidates)
         new, x = self.decide(x, t, cand, mode, cause="impact") if cand else (OPEN * self.nc, x)
         if snap:
@@ -126,6 +166,18 @@ class ImpactLogic:
                     ratio=r, t_detect=t, reason=reason, tail_height=tail, mode=new[i],
                     impulse_close=imp.P[a * d:a * d + 1 + self.nt[i]].copy()))
         return new, x
+
+    def _set_data(self, idx):
+        """``(units, e_n, e_t, mu, names)`` of the touching contacts ``idx`` (cached per
+        set: the engine's laws and names do not change during a run; ``e_n`` is copied by
+        the caller, the accumulation rule sets entries to 0)."""
+        memo = self.__dict__.setdefault("_set_memo", {})
+        key = tuple(idx)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = (units(idx, self.impact_laws), self.e_n[idx], self.e_t[idx],
+                               self.mu[idx], [self.names[i] for i in idx])
+        return got
 
     def _sequential(self, x, t, idx, D, MW, vm, e_n, ulist, E0):
         """The impact as a sequence of single impacts of units (:mod:`.laws`): one
@@ -204,8 +256,8 @@ class ImpactLogic:
         e = E0
         for k, ((i, P, vm, vp), s) in enumerate(zip(recs, sh)):
             after = E1 if k == len(recs) - 1 else e + s
-            self.events.append(Event(t, self.names[i], "impact", np.array(P, float), e, after,
-                                     v_minus=np.array(vm, float), v_plus=np.array(vp, float),
+            self.events.append(Event(t, self.names[i], "impact", P.astype(float), e, after,
+                                     v_minus=vm.astype(float), v_plus=vp.astype(float),
                                      energy_impact=(E0, E1), **extra))
             e = after
 
