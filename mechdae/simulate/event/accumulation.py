@@ -77,7 +77,8 @@ def measured_ratio(times, n, tol, r_max=0.98):
     if not min(dt) > 0:
         return None
     r = [b / a for a, b in zip(dt, dt[1:])]
-    if 0 < min(r) and max(r) < r_max and max(r) - min(r) <= tol * sum(r) / len(r):
+    lo, hi = min(r), max(r)
+    if 0 < lo and hi < r_max and hi - lo <= tol * sum(r) / len(r):
         return float(r[-1])
     return None
 
@@ -163,6 +164,8 @@ class AccumulationLogic:
 
     def _interleaved(self, i):
         """Whether another contact impacted since contact ``i``'s previous impact."""
+        if len(self.impact_log) < 2:
+            return False                   # one contact: no other to interleave
         log = self.impact_log[i]
         since = log[-2] if len(log) >= 2 else -math.inf
         return any(j != i and lg and lg[-1] > since for j, lg in self.impact_log.items())
@@ -175,7 +178,7 @@ class AccumulationLogic:
         if self.rest_velocity is not None:
             return [float(self.rest_velocity)] * len(idx)
         bl = _floats(b)
-        floor = 1e-3 * max(max(abs(v) for v in bl), 1e-300)
+        floor = 1e-3 * max(max(map(abs, bl)), 1e-300)
         return [2.0 * math.sqrt(2.0 * max(abs(bl[a * d]), floor) * self.gap_tol)
                 for a in range(len(idx))]
 
