@@ -74,7 +74,7 @@ def solve_impact(D, vm, e_n, e_t, mu, dim):
     exhaustive = incomplete == 0 or kern.frictionless_unique(D, dim, mu)
     names = kern.MODE_NAMES
     nstore = min(nsol, cap)
-    ml = modes.tolist()
+    ml = modes[:nstore].tolist()             # (cap, k): the rows found only
     sols = [kern.ImpactSolution(P[i], vp[i], tuple([names[m] for m in ml[i]]), float(dT[i]),
                                 "", None, resid if i == 0 else math.nan, "enum", 0, exhaustive)
             for i in range(nstore)]
