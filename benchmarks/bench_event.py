@@ -28,7 +28,7 @@ at load 1.5-2.3:
 ==============================  =========  ===========  ==============  ===============
 row                             C phases   cvodes path  start commit    ratio vs start
 ==============================  =========  ===========  ==============  ===============
-ball, 40 impacts, 5 s           16 ms      --           156 ms          9.6x (scipy 2.4x)
+ball, 40 impacts, 5 s           15 ms      --           156 ms          10.5x (scipy 2.7x)
 rocking block to rest, 3 s      54 ms      586 ms       958 ms          17.5-17.8x
 seed-003 spinning ball, 4 s     25 ms      164 ms       186 ms          7.2-7.5x
 8-link chain, 10 s (smooth)     21-23 ms   537 ms       540 ms          23-26x
@@ -43,6 +43,19 @@ issue's 10x (under 2 ms). The phases now cost about 50 us per impact; the rest, 
 accumulation bookkeeping, event records, about a hundred numpy calls on 2 x 2 arrays).
 The 2 ms target needs that path (terms, contact space, Newton impact, the accumulation
 rule) in C too, called from the phase loop for the common single-contact impact.
+
+The impact's own Python trimmed (the impact kernel through its thin entry
+``_contact.impact`` instead of ``kernels.impact``'s argument checks, per-contact-set laws and
+names cached, plain floats in the accumulation rule; results bitwise unchanged): in one run
+alternating the start commit c033a0e and the change, twice, at load 1.5-1.9, the ball
+16.3-16.5 ms -> 14.7-14.9 ms (1.11x), scipy 39.7-40.5 ms: 2.4-2.5x -> 2.7x. What an impact
+costs now (the ball's impact in isolation, best of 5000): ``do_impact`` 140-180 us, of which
+contact space 28 us, accumulation rule 20, contact terms at the event 17 (generated C),
+energy after the impact 12 (generated C), impact kernel 11 (2 in C), contact velocities 10,
+the event record 9, the rest of ``do_impact`` about 35 (numpy on 2-vectors); around it per
+event ``phase.run`` 57 us (the flight's steps included), the refresh of the event
+functions 21, projection and sample records 13. Another 2.5 ms per run are fixed (initial
+state, engine set-up, the Result's energy map and contact forces).
 
 Run: ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_event.py``
 """
