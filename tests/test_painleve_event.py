@@ -248,3 +248,81 @@ def test_timestepping_passes_the_inconsistent_case_by_the_tangential_impulse(rod
     np.testing.assert_allclose(first, P, atol=10 * G * dt)
     with pytest.raises(ValueError, match="'event' or 'unified'"):
         rod.simulate(0.01, q0=q, v0=v, method="timestepping", painleve="raise")
+
+
+# ------------------------------------------------------------ the jam in "event"
+@pytest.fixture(scope="module")
+def jam_event(rod):
+    """The start of test_unified_locates_the_jam_where_U_vanishes, in method "event"."""
+    q, v = pr.sliding_state(0.5, -5.0, 3.0)
+    with pytest.raises(md.PainleveError, match="inconsistent case") as info:
+        rod.simulate(0.5, q0=q, v0=v, method="event")
+    return q, v, info.value
+
+
+def test_event_locates_the_jam_where_U_vanishes(jam_event):
+    """U of the sliding contact is an event function of the sliding modes: the run stops
+    where it reaches 0 (at U / D_nn = 1e-10, before the accelerations ~ 1/U overflow the
+    integrator) with the rod at the root th_1 of U, the inconsistent case recorded, and
+    U, F the closed forms at the state reached."""
+    _, _, err = jam_event
+    th1 = brentq(U_ref, 0.3, 0.8)
+    p = err.partial
+    th, thd = p["th"][-1], p.v[-1, 2]
+    assert th == pytest.approx(th1, abs=1e-9) and th < th1
+    assert err.case == "inconsistent" and err.contact == "A" and err.t == p.t[-1]
+    assert 0 < err.U < 1e-9
+    assert err.U == pytest.approx(U_ref(th), abs=1e-13)
+    assert err.F == pytest.approx(F_ref(th, thd), abs=1e-9) and err.F < 0
+    ev = p.events[-1]
+    assert ev.kind == "painleve" and ev.t == err.t and ev.extra["case"] == "inconsistent"
+    assert ev.extra["rule"] == "raise" and ev.extra["chosen"] is None
+    assert abs(p["y"][-1] - math.sin(th)) < 1e-9               # A still on the floor
+    # the only alternative: the impact without collision that stops A (at U = 0 the
+    # sticking impulse -D^-1 (0, v_t) lies on the cone's edge, P_t = mu P_n)
+    (alt,) = err.alternatives
+    vt = p.v[-1, 0] + math.sin(th) * thd
+    P = -np.linalg.solve(D_ref(th), [0.0, vt])
+    np.testing.assert_allclose(alt["P"]["A"], P, rtol=1e-6)
+    assert P[1] == pytest.approx(MU * P[0], rel=1e-8)
+
+
+def test_event_and_unified_agree_on_the_jam(rod, jam_event):
+    """Both methods stop at th_1 (1e-9); the unified time converges to the event time
+    as its step shrinks (its last step spans the 1/U singularity of the force)."""
+    q, v, err = jam_event
+    th1 = brentq(U_ref, 0.3, 0.8)
+    for dt in (1e-3, 1e-4):
+        with pytest.raises(md.PainleveError) as info:
+            rod.simulate(0.5, q0=q, v0=v, method="unified", dt=dt)
+        pu = info.value.partial
+        assert pu["th"][-1] == pytest.approx(th1, abs=1e-9)
+        assert info.value.t == pytest.approx(err.t, abs=1e-2 * dt)
+    # before the jam the two agree on the state (unified at a fine step)
+    ref = rod.simulate(0.0479, q0=q, v0=v, method="event", n_out=2)
+    uni = rod.simulate(0.0479, q0=q, v0=v, method="unified", dt=1e-5,
+                       output_times=[0.0, 0.0479])
+    np.testing.assert_allclose(uni.v[-1], ref.v[-1], atol=1e-6)
+
+
+def test_event_jam_impact_rule_stops_the_end(rod):
+    """painleve={'inconsistent': 'impact'}: at the jam the impact without collision
+    P = -D^-1 (0, v_t) stops A (x_A' = 0, y_A' = 0) and the run goes on."""
+    q, v = pr.sliding_state(0.5, -5.0, 3.0)
+    res = rod.simulate(0.1, q0=q, v0=v, method="event", painleve={"inconsistent": "impact"})
+    ev = _painleve_events(res)[-1]
+    th1 = brentq(U_ref, 0.3, 0.8)
+    assert ev.extra["case"] == "inconsistent" and ev.extra["rule"] == "impact"
+    k = int(np.flatnonzero(res.t == ev.t)[0])
+    th, (xd, yd, thd) = res["th"][k], res.v[k]
+    assert th == pytest.approx(th1, abs=1e-9)
+    P = -np.linalg.solve(D_ref(th), [0.0, xd + math.sin(th) * thd])
+    np.testing.assert_allclose(ev.impulse, P, rtol=1e-6)
+    # u+ = u- + M^-1 W^T P (the formula of the tangential impact test above)
+    up = np.array([xd + P[1], yd + P[0], thd + 3 * (-math.cos(th) * P[0]
+                                                  + math.sin(th) * P[1])])
+    j = [i for i in range(len(res.t)) if res.t[i] == ev.t][-1]
+    np.testing.assert_allclose(res.v[j], up, atol=1e-7)
+    assert up[0] + math.sin(th) * up[2] == pytest.approx(0.0, abs=1e-7)      # x_A' = 0
+    assert ev.energy_after < ev.energy_before
+    assert res.t[-1] == pytest.approx(0.1)

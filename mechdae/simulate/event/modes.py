@@ -299,6 +299,71 @@ class ModeLogic:
         return best
 
 
+    def _sliding_U(self, x, t, i, mo):
+        """``(U, F, D, b, vc, MW)`` of the sliding contact ``i`` alone (contact space of
+        ``[i]``): ``U = D_nn - mu s D_nt`` (planar, ``s`` the sliding sign of ``mo``) or
+        ``D_nn - mu d . D_nt`` (spatial, ``d`` the friction direction)."""
+        nq, nu = self.nq_nu()
+        tm = self.terms(x, t)
+        _, MW, D, b = self.contact_space(tm, [i])
+        vc = self.velocities(tm, [i], x[nq:nq + nu])
+        if mo == SLIDE_2D:
+            v2 = vc[1:3]
+            n = float(np.hypot(*v2))
+            dr = v2 / n if n > self.vel_tol else self.dref[2 * i:2 * i + 2]
+            U = D[0, 0] - self.mu[i] * float(dr @ D[0, 1:3])
+        else:
+            U = D[0, 0] - self.mu[i] * (1.0 if mo == SLIDE_POS else -1.0) * D[0, 1]
+        return float(U), float(b[0]), D, b, vc, MW
+
+    def _jam(self, i):
+        """Painlevé's jam: ``U`` of the sliding contact ``i`` reached 0 (its event function,
+        ``phase._jam_function``) while the contact force ``-F/U`` grows without bound.
+
+        Named as method "unified" names it: ``"inconsistent"`` where ``U`` falls to 0 with
+        ``F < 0`` (past it no contact force ``lam_n >= 0`` keeps the contact),
+        ``"jam"`` where the ``"stay"`` branch of an indeterminate case (``U < 0 < F``) sees
+        ``U`` rise to 0. Recorded as a ``"painleve"`` event whose alternatives are the impact
+        without collision (when the impact problem has an impulsive solution); the rule of
+        the inconsistent case applies: ``"impact"`` applies it and the run goes on, anything
+        else raises :class:`PainleveError` (``err.partial``: the run up to the jam).
+        """
+        rules = self.__dict__.get("_pl_rules")
+        if rules is None:
+            rules = self._pl_rules = painleve_rules(self.painleve)
+        x, t, mode = self.x, self.t, self.mode
+        nq, nu = self.nq_nu()
+        U, Fv, D, b, vc, MW = self._sliding_U(x, t, i, mode[i])
+        case = "jam" if self.dref[2 * i] < 0 and mode[i] != SLIDE_2D else "inconsistent"
+        who = self.names[i]
+        alts = []
+        imp = self._impulse_alternative(D, vc, self.mu[[i]], [i])
+        if imp is not None:
+            alts.append(dict(kind="impact", modes={who: imp.modes[0]},
+                             P={who: imp.P[:1 + self.nt[i]].copy()}, closed=1,
+                             normal=float(imp.P[0])))
+        rule = rules["inconsistent"]
+        k = pick(alts, rule)
+        E0 = self.energy(x, t)
+        info = dict(case=case, rule=rule, alternatives=alts, chosen=k, U=U, F=Fv)
+        if k is None:
+            self.events.append(Event(t, who, "painleve", None, E0, E0, **info))
+            err = painleve_error(
+                "event", t, who, "inconsistent", U, Fv, alts,
+                note=("U passed through 0 while sliding: the contact force -F/U grows "
+                      "without bound (Painlevé's jam"
+                      + (", on the sliding branch chosen by painleve='stay')" if case == "jam"
+                         else ")")),
+                hint=None if rule == "raise" and imp is not None else "")
+            err.case = case
+            raise err
+        x = np.array(x, float)
+        x[nq:nq + nu] = x[nq:nq + nu] + MW @ imp.P
+        self.events.append(Event(t, who, "painleve", imp.P[:1 + self.nt[i]].copy(), E0,
+                                 self.energy(x, t), modes=imp.modes, **info))
+        tm = self.terms(x, t)
+        self.mode, self.x = self.decide(x, t, self.touching(tm, x[nq:nq + nu], mode), mode)
+
     def project_closed(self, x, t, mode, gap_max=1e-6):
         """Put the closed contacts of ``mode`` exactly on their surfaces.
 
@@ -345,6 +410,8 @@ class ModeLogic:
         if "gap" in kinds:
             trig = [i for i, kd in which if kd == "gap"]
             self.mode, self.x = self.do_impact(self.x, self.t, self.mode, trig)
+        elif "painleve" in kinds:
+            self._jam([i for i, kd in which if kd == "painleve"][0])
         elif self._renew_directions(which):
             pass
         else:
@@ -395,10 +462,15 @@ class ModeLogic:
     def _update_dref(self):
         """Reference directions of the spatial sliding contacts: ``v_t / |v_t|`` where
         ``|v_t| > vel_tol`` (kept otherwise: a slide starting from rest keeps the direction
-        the contact problem gave it)."""
+        the contact problem gave it); for a planar sliding contact, ``dref[2 i]`` is the sign
+        of its Painlevé ``U`` at the phase start (the jam event, ``phase._jam_function``)."""
+        nq, nu = self.nq_nu()
+        for i, mo in enumerate(self.mode):
+            if mo in (SLIDE_POS, SLIDE_NEG):
+                U = self._sliding_U(self.x, self.t, i, mo)[0]
+                self.dref[2 * i:2 * i + 2] = (-1.0 if U < 0 else 1.0), 0.0
         if SLIDE_2D not in self.mode:
             return
-        nq, nu = self.nq_nu()
         tm = self.terms(self.x, self.t)
         u = self.x[nq:nq + nu]
         for i, mo in enumerate(self.mode):

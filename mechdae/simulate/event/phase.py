@@ -27,6 +27,9 @@ SLIDING = (SLIDE_POS, SLIDE_NEG, SLIDE_2D)
 # phase's reference direction (a runtime parameter); the shift only matters when a slide
 # starts from rest (v_t ~ 0: it starts along d, the direction the contact problem found)
 EPS_DIR = 1e-12
+# Painlevé's jam: the event of a sliding contact fires at U / D_nn = JAM_ETA (see
+# _jam_function); the angle of the rod is then within 2e-11 rad of the root of U
+JAM_ETA = 1e-10
 
 
 def regularized_solve(S, rhs, method="ldl", reg=REG, refine=REFINE):
@@ -75,6 +78,24 @@ def _slide_direction(vt, d):
     nw = ca.sqrt(ca.dot(w, w) + 1e-300)
     s = ca.if_else(ca.dot(d, d) > 0, ca.sign(ca.dot(d, w)), 1.0)
     return s * w / nw, w
+
+
+def _jam_function(S, k, r, i, mo, dref, dnn):
+    r"""Event function of Painlevé's jam at the sliding contact ``i`` (row ``k`` of ``S``).
+
+    ``U = S_kk - S_kC S_CC^+ S_Ck``: the coefficient of ``lam_n`` in the normal acceleration
+    while sliding, the ``r`` bilateral constraints kept (the ``U`` of
+    :mod:`mechdae.simulate._painleve`). The contact force ``-F/U`` grows without bound
+    where ``U`` passes through 0, and the integration cannot step across (the
+    accelerations grow like ``1/U``), so the function ``sigma U / D_nn - JAM_ETA`` fires just
+    before: ``D_nn = w_n M^-1 w_n^T > 0`` the frictionless compliance (a scale),
+    ``sigma = dref[2 i]`` the sign of ``U`` at the phase start (-1 on the ``"stay"`` branch of
+    an indeterminate case; 0 reads as +1; spatial sliding: +1)."""
+    Uk = S[k, k]
+    if r:
+        Uk = Uk - ca.mtimes(S[k, :r], regularized_solve(S[:r, :r], S[:r, k], "ldl"))
+    sig = 1.0 if mo == SLIDE_2D else ca.if_else(dref[2 * i] < 0, -1.0, 1.0)
+    return sig * Uk / dnn - JAM_ETA
 
 
 def offsets(system):
@@ -262,6 +283,11 @@ def _mode_core(system, specs, mode, gains):
         if mo == STICK and nt:
             ev.append(mu_eff[i] * ln - ca.norm_2(lt))
             desc.append((i, "cone"))
+        if mo in SLIDING and A_rows:
+            wn = W[o, :]
+            dnn = ca.mtimes(wn, ca.solve(M, wn.T, "ldl"))
+            ev.append(_jam_function(S, n_idx[i], system.m + system.k, i, mo, dref, dnn))
+            desc.append((i, "painleve"))
     if not ev:
         ev = [ca.MX(1.0)]
         desc = [(-1, "none")]
