@@ -326,3 +326,14 @@ def test_event_jam_impact_rule_stops_the_end(rod):
     assert up[0] + math.sin(th) * up[2] == pytest.approx(0.0, abs=1e-7)      # x_A' = 0
     assert ev.energy_after < ev.energy_before
     assert res.t[-1] == pytest.approx(0.1)
+
+
+def test_event_jam_with_cvodes_windows(rod, jam_event):
+    """phase_integrator='cvodes': a window cannot integrate past the 1/U singularity;
+    shorter windows approach it and the jam is located at the same time and angle."""
+    q, v, err = jam_event
+    with pytest.raises(md.PainleveError) as info:
+        rod.simulate(0.5, q0=q, v0=v, method="event", phase_integrator="cvodes")
+    assert info.value.case == "inconsistent"
+    assert info.value.partial["th"][-1] == pytest.approx(brentq(U_ref, 0.3, 0.8), abs=1e-9)
+    assert info.value.t == pytest.approx(err.t, abs=1e-9)
