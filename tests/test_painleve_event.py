@@ -287,6 +287,30 @@ def test_event_locates_the_jam_where_U_vanishes(jam_event):
     assert P[1] == pytest.approx(MU * P[0], rel=1e-8)
 
 
+def test_event_jam_is_approached_with_F_vanishing_like_a_power_of_U(rod, jam_event):
+    """Along the approach th'' = 3 lam (mu sin - cos), lam = -F/U, so
+    dF/dt ~ 6 th' sin th (mu sin - cos) (-F)/U and dU/dt = U'(th) th': F ~ U^p with
+    p = 6 sin th_1 (mu sin th_1 - cos th_1) / |U'(th_1)|, U' = -3 sin 2th - 3 mu cos 2th.
+    The force -F/U ~ U^(p-1) is unbounded, and F -> 0 with U: the rod reaches the
+    critical point U = F = 0 (Génot & Brogliato 1999). The log-log slope of the run's
+    -F against U over the last decades before the event is p."""
+    q, v, err = jam_event
+    th1 = brentq(U_ref, 0.3, 0.8)
+    p_ref = (6 * math.sin(th1) * (MU * math.sin(th1) - math.cos(th1))
+             / abs(-3 * math.sin(2 * th1) - 3 * MU * math.cos(2 * th1)))
+    ot = [0.0] + [err.t - 10.0 ** -k for k in (6, 7, 8, 9)] + [0.05]
+    with pytest.raises(md.PainleveError) as info:
+        rod.simulate(0.05, q0=q, v0=v, method="event", output_times=ot)
+    res = info.value.partial
+    k = [int(np.flatnonzero(res.t == t)[0]) for t in ot[1:-1]]
+    U = np.array([U_ref(a) for a in res["th"][k]])
+    F = np.array([F_ref(a, b) for a, b in zip(res["th"][k], res.v[k, 2])])
+    assert np.all(U > 0) and np.all(F < 0)
+    slopes = np.diff(np.log(-F)) / np.diff(np.log(U))
+    np.testing.assert_allclose(slopes, p_ref, rtol=2e-3)
+    assert -err.F < 1e-3 * G                       # F ~ U^p at U / D_nn = 1e-10
+
+
 def test_event_and_unified_agree_on_the_jam(rod, jam_event):
     """Both methods stop at th_1 (1e-9); the unified time converges to the event time
     as its step shrinks (its last step spans the 1/U singularity of the force)."""

@@ -29,7 +29,18 @@ value          indeterminate (several solutions)           inconsistent (no solu
 ============== =========================================== ==============================
 
 or a dict ``{"indeterminate": rule, "inconsistent": rule}`` (a key left out keeps its
-default). Every case met is recorded as a ``"painleve"`` event with ``extra["case"]``,
+default).
+
+*Painlevé's jam*: ``U`` of a contact passes through 0 *during* a sliding phase (``U > 0 > F``
+falling, or the ``"stay"`` branch ``U < 0 < F`` rising): the contact force ``-F/U`` grows
+without bound there. "unified" and "event" watch ``U`` with an event function of the
+sliding phase ("event": ``phase._jam_function``, firing at ``U / D_nn = 1e-10``, ``D_nn``
+the frictionless compliance) and record the case as "unified" names it, ``"inconsistent"``
+(past ``U = 0`` with ``F < 0`` no contact force exists) or ``"jam"`` (the ``"stay"``
+branch), under the rule of the inconsistent case: ``"impact"`` (method "event": the impact
+without collision, listed as the alternative) or raise. On Painlevé's rod the sliding
+approaches ``U = F = 0`` together (Génot & Brogliato 1999): the angular speed grows and
+``F = -g + th'^2 sin th`` tends to 0 with ``U``. Every case met is recorded as a ``"painleve"`` event with ``extra["case"]``,
 ``extra["rule"]``, ``extra["alternatives"]`` (each consistent solution: ``kind``
 ``"liftoff"``, ``"stay"``, ``"modes"`` or ``"impact"``, the contact modes, forces ``lam`` or
 impulse ``P``), ``extra["chosen"]`` (index into the alternatives, None when raising) and

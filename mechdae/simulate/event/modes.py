@@ -327,12 +327,22 @@ class ModeLogic:
         without collision (when the impact problem has an impulsive solution); the rule of
         the inconsistent case applies: ``"impact"`` applies it and the run goes on, anything
         else raises :class:`PainleveError` (``err.partial``: the run up to the jam).
+
+        With other contacts closed, ``U`` of one contact alone through 0 is no singularity of
+        the mode: the contact problem of the touching contacts decides (:meth:`decide`).
         """
+        x, t, mode = self.x, self.t, self.mode
+        nq, nu = self.nq_nu()
+        if any(mo != OPEN for j, mo in enumerate(mode) if j != i):
+            # other contacts closed: the mode's forces stay bounded unless its whole
+            # contact problem is singular; that problem decides (its Painlevé cases follow
+            # the rule in decide)
+            tm = self.terms(x, t)
+            self.mode, self.x = self.decide(x, t, self.touching(tm, x[nq:nq + nu], mode), mode)
+            return
         rules = self.__dict__.get("_pl_rules")
         if rules is None:
             rules = self._pl_rules = painleve_rules(self.painleve)
-        x, t, mode = self.x, self.t, self.mode
-        nq, nu = self.nq_nu()
         U, Fv, D, b, vc, MW = self._sliding_U(x, t, i, mode[i])
         case = "jam" if self.dref[2 * i] < 0 and mode[i] != SLIDE_2D else "inconsistent"
         who = self.names[i]
