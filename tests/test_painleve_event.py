@@ -361,3 +361,33 @@ def test_event_jam_with_cvodes_windows(rod, jam_event):
     assert info.value.case == "inconsistent"
     assert info.value.partial["th"][-1] == pytest.approx(brentq(U_ref, 0.3, 0.8), abs=1e-9)
     assert info.value.t == pytest.approx(err.t, abs=1e-9)
+
+
+def test_event_jam_with_a_bilateral_constraint():
+    """A flywheel of inertia m_z geared to the rod (holonomic z = th): the U of the jam
+    event is the Schur complement with the constraint kept, U = 1 + (cos^2 - mu sin cos)/I
+    with I = 1/3 + m_z (s = -1); the run stops at its root."""
+    mz = 0.1
+    model = md.Model("rod_flywheel")
+    x, y, th, z = model.coordinates("x y th z")
+    model.kinetic_energy(0.5 * (md.der(x) ** 2 + md.der(y) ** 2) + md.der(th) ** 2 / 6
+                         + 0.5 * mz * md.der(z) ** 2)
+    model.potential_energy(G * y)
+    model.holonomic(z - th, name="geared")
+    model.contact("A", gap=y - md.sin(th), tangent=x - md.cos(th), friction=MU,
+                  restitution=0.5)
+    system = model.compile(stabilization=None)
+    inertia = 1 / 3 + mz
+
+    def U(a):
+        return 1 + (math.cos(a) ** 2 - MU * math.sin(a) * math.cos(a)) / inertia
+
+    th1 = brentq(U, 0.3, 1.0)
+    assert abs(th1 - brentq(U_ref, 0.3, 0.8)) > 0.05          # not the rod's own root
+    q, v = pr.sliding_state(0.5, -5.0, 3.0)
+    q["z"], v["z"] = q["th"], v["th"]
+    with pytest.raises(md.PainleveError, match="inconsistent case") as info:
+        system.simulate(0.5, q0=q, v0=v, method="event")
+    th_e = info.value.partial["th"][-1]
+    assert th_e == pytest.approx(th1, abs=1e-9)
+    assert info.value.U == pytest.approx(U(th_e), abs=1e-12)
