@@ -528,7 +528,7 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
                               resid, method, 0, exhaustive)
     if method == "enum":
         nstore = min(nsol, cap)
-        ml = modes.tolist()
+        ml = modes[:nstore].tolist()      # only the stored rows (of up to max_solutions)
         sols = [ImpactSolution(P[i], vp[i], tuple([MODE_NAMES[m] for m in ml[i]]),
                                float(dT[i]), "", None, resid if i == 0 else math.nan, method, 0,
                                exhaustive)
