@@ -192,6 +192,29 @@ def test_impact_sweep_matches_impact_batch_and_sticks_foot_D():
     assert (df["energy_after"][ok] <= df["energy_before"][ok] * (1 + 1e-12)).all()
 
 
+def test_impact_sweep_exhaustive_column_is_the_single_problem_flag():
+    """The two-footed body of test_impact_all_solutions (five consistent impacts, both feet
+    sliding at once: the direction search is a box search): with a budget of one box the
+    search cannot finish where friction is finite; frictionless, nothing is searched. The
+    ``exhaustive`` column is, row by row, the flag of ``System.impact``."""
+    from test_impact_all_solutions import SYM, symmetric_model
+    system, q, v = symmetric_model()
+    mus = np.array([SYM["mu"], 0.0, 0.5 * SYM["mu"]])
+    full = system.impact_sweep(q, v, params={"mu": mus})
+    assert full["exhaustive"].dtype == bool and full["exhaustive"].all()
+    assert full["n_solutions"].tolist()[:2] == [5, 1]
+    cut = system.impact_sweep(q, v, params={"mu": mus}, max_boxes=1)
+    flags = [system.impact(q, v, all_solutions=True, params={"mu": m}, max_boxes=1)
+             for m in mus]
+    assert cut["exhaustive"].tolist() == [f.exhaustive for f in flags]
+    assert cut["n_solutions"].tolist() == [len(f.solutions) for f in flags]
+    assert cut["exhaustive"].tolist()[:2] == [False, True]
+    # a failed row has no search behind it: not exhaustive
+    failed = system.impact_sweep(q, {"b.vx": np.array([np.nan, 1.0])})
+    assert failed["status"].tolist()[0] == "failed" and failed["exhaustive"].dtype == bool
+    assert failed["exhaustive"].tolist()[0] is False
+
+
 def test_impact_sweep_failing_rows_carry_their_error():
     mod, sys = _two_link()
     alpha = np.array([0.0, 0.5, 1.0])       # alpha = 0: impact_state divides by sin(0)

@@ -160,7 +160,7 @@ class ImpactPlan(_Plan):
         return (["status", "n_solutions"] + [f"mode.{c}" for c in system.contact_names]
                 + [f"P.{r}" for r in system.contact_rows]
                 + [f"v_plus.{u}" for u in system.u_names]
-                + ["energy_before", "energy_after", "error"])
+                + ["energy_before", "energy_after", "exhaustive", "error"])
 
     def _columns(self, system, out, n):
         cols = {"status": list(out.status), "n_solutions": np.asarray(out.n_solutions, float)}
@@ -178,6 +178,7 @@ class ImpactPlan(_Plan):
             cols[f"v_plus.{u}"] = out.v_plus_array[:, j].astype(float)
         cols["energy_before"] = np.asarray(out.energy_before, float)
         cols["energy_after"] = np.asarray(out.energy_after, float)
+        cols["exhaustive"] = np.asarray(out.exhaustive, bool)
         cols["error"] = [""] * n
         return cols
 
@@ -222,7 +223,8 @@ class ImpactPlan(_Plan):
             for k in keys:
                 if isinstance(r, Exception):
                     val = ("failed" if k == "status" else _error_text(r) if k == "error"
-                           else "" if k.startswith("mode.") else np.nan)
+                           else "" if k.startswith("mode.") else False if k == "exhaustive"
+                           else np.nan)
                 else:
                     val = r[k][0]
                 out[k].append(val)

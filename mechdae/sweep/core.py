@@ -240,7 +240,9 @@ def impact_sweep(system, q=None, v=None, params=None, *, grid=None, samples=None
         ``mode.<contact>`` (``"separate"``, ``"stick"``, ``"slide"``, ``"none"`` without a
         solution, ``"inactive"`` for an open contact), ``P.<contact>.n`` / ``.t0`` ...
         (impulses of the first solution), ``v_plus.<speed>``, ``energy_before``,
-        ``energy_after``, ``error``.
+        ``energy_after``, ``exhaustive`` (bool: the search behind ``status`` and
+        ``n_solutions`` was provably complete, as ``ImpactBatchResult.exhaustive``; False
+        on failed rows), ``error``.
     """
     table = RunTable(system, grid, samples, params, q, v, state, prefixes=("q.", "v."))
     plan = ImpactPlan(table, state, active, t, method, options)
