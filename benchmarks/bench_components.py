@@ -13,13 +13,15 @@
    The spatial library's chain (``sp.Revolute`` about z) is reported beside it.
    Then both chains again with ``compile(evaluate=True)`` (parameters folded in as numbers).
 
-   Measured (2 cores shared with four other sessions: absolute times +-50 %, ratios from one
-   run): default compile 0.91-1.6 s against 66-145 ms (ratio 11-23, target 2: not met; the
-   time is ~7,000 CasADi calls of 45-90 us in building, flattening and deriving), per rhs
-   1.3-1.6x (the relative-angle mass matrix has 25,871 instructions against 6,513, too large
-   to compile, so it runs interpreted with Adams). With ``evaluate=True`` the components' mass
-   matrix has 8,935 instructions, the right-hand side runs as generated C, and the cost per
-   rhs is 0.94-1.06x nlink_chain.py's (target 1: met); compile stays 11x.
+   Measured (load ~1, after cvodes' default became Adams-first): default compile 0.70 s
+   against 61 ms (ratio 11.4, target 2: not met; the time is ~7,000 CasADi calls of 45-90
+   us in building, flattening and deriving); simulate 2 s 411 ms against 47 ms, per rhs
+   8.4x (the relative-angle mass matrix has 25,871 instructions against 6,513: too large to
+   compile, it runs interpreted). With ``evaluate=True`` the components' mass matrix has
+   8,935 instructions and the right-hand side runs as generated C (at -O1: its source is
+   past codegen.LARGE_SOURCE): simulate 55 ms, per rhs 1.12x nlink_chain.py's (1.16x its
+   evaluated build); compile stays 11.9x. (Under BDF, earlier in the session and loaded:
+   per rhs 0.94-1.06x with evaluate=True, 1.3-1.6x without.)
 3. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
    flat equations per component) through every stage: component construction, flattening
    (alias elimination included), index reduction, derivation; the growth exponent between
