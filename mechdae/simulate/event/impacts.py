@@ -41,10 +41,11 @@ def _kernels():
     global _KERNELS, _FAST
     if _KERNELS is None:
         import inspect
-        from ...contact import kernels
-        dflt = {k: v.default for k, v in inspect.signature(kernels.impact).parameters.items()}
-        _FAST = (kernels.impact, dflt["facets"] or 8, dflt["max_solutions"], dflt["max_iter"],
-                 dflt["tol"], dflt["max_boxes"])
+        from ...contact import kernels, _kernel_impact
+        real = _kernel_impact.impact       # the wrapper itself, even if kernels.impact is
+        dflt = {k: v.default for k, v in inspect.signature(real).parameters.items()}
+        _FAST = (real, dflt["facets"] or 8, dflt["max_solutions"], dflt["max_iter"],
+                 dflt["tol"], dflt["max_boxes"])      # patched before the first impact
         _KERNELS = kernels
     return _KERNELS
 
