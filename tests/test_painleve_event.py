@@ -329,6 +329,33 @@ def test_event_and_unified_agree_on_the_jam(rod, jam_event):
     np.testing.assert_allclose(uni.v[-1], ref.v[-1], atol=1e-6)
 
 
+@pytest.mark.parametrize("dt", [1e-3, 1e-4, 1e-5])
+def test_unified_stops_at_the_jam_for_every_step(rod, jam_event, dt):
+    """Issue 14: at dt = 1e-5 a fixed RK4 step spanned the 1/U singularity of the force
+    -F/U and returned a state with U back above 0 and F = +7.8e3 (F ~ U^p -> 0- in the
+    exact motion): a false lift-off, then "U passes through 0 in flight". Near the jam
+    the step is now limited to half the time U needs to reach 0 and the jam declared at
+    U <= 1e-10 D_nn (D_nn = 1 + 3 cos^2 th, as "event"): for every step the run stops
+    with no lift-off, inconsistent, at 0 < th_1 - th <= 1e-10 D_nn / |U'(th_1)|
+    (U' = -3 sin 2th - 3 mu cos 2th), with U, F the closed forms there. The error of the
+    integration itself, the stop time against the time at which the event run passes
+    the same angle, shrinks with the step (<= 1e-6 dt)."""
+    q, v, err = jam_event
+    th1 = brentq(U_ref, 0.3, 0.8)
+    dU = abs(-3 * math.sin(2 * th1) - 3 * MU * math.cos(2 * th1))
+    with pytest.raises(md.PainleveError, match="inconsistent case") as info:
+        rod.simulate(0.5, q0=q, v0=v, method="unified", dt=dt)
+    e, p = info.value, info.value.partial
+    assert [ev.kind for ev in p.events] == ["painleve"] and e.case == "inconsistent"
+    th, thd = p["th"][-1], p.v[-1, 2]
+    assert 0 < th1 - th <= 1e-10 * (1 + 3 * math.cos(th1) ** 2) / dU * 1.01
+    assert 0 < e.U == pytest.approx(U_ref(th), abs=1e-13)
+    assert e.F == pytest.approx(F_ref(th, thd), abs=1e-9) and -1e-3 * G < e.F < 0
+    pe = err.partial
+    t_same = err.t + (th - pe["th"][-1]) / pe.v[-1, 2]       # event run at the same angle
+    assert abs(e.t - t_same) <= 1e-6 * dt
+
+
 def test_event_jam_impact_rule_stops_the_end(rod):
     """painleve={'inconsistent': 'impact'}: at the jam the impact without collision
     P = -D^-1 (0, v_t) stops A (x_A' = 0, y_A' = 0) and the run goes on."""

@@ -37,6 +37,10 @@ plane it is constant: the parabola (3.8)), so the end of sliding is a clean sign
 When impacts accumulate (the next flight would last less than ``t_snap``) the state is
 put on ``s = v = 0`` (the attractor of (2.8)–(2.9), Ivanov's Lyapunov function (2.17)),
 recorded as an ``"accumulation"`` event. One CasADi call per RK4 step (Python loop).
+Where ``U`` heads for 0 while sliding (Painlevé's jam, force ``-F/U`` unbounded) a step
+spanning the singularity returns a meaningless state (a false lift-off, issue 14): the
+step is limited to half the time ``U`` needs to reach 0 at its last rate, the jam declared
+at ``|U| <= 1e-10 D_nn`` (``D_nn = w_n^T M^{-1} w_n``).
 
 Ivanov's general impact law (3.9) replaces Coulomb's sliding impact with
 ``impact_map=`` (:mod:`._unified_law`). Where friction makes ``U <= 0`` (Painlevé, which
@@ -199,8 +203,9 @@ def _unified_functions(system, law=None):
     k4 = rhs(x + hh * k3, t + hh, p, mode, sig)
     xn = x + hh / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
     step = ca.Function("unified_rk4", [x, t, hh, p, mode, sig], [xn])
+    Dnn = ca.dot(wn, ca.solve(M, wn))      # frictionless U: the scale of the jam test
     mon = ca.Function("unified_mon", [x, t, p, mode, sig],
-                      [F, vt, u, gd, b, U, lam_stick, Wk, k])
+                      [F, vt, u, gd, b, U, lam_stick, Wk, k, Dnn])
     Fn, vtn, _, _, _, Un = mon(xn, t + hh, p, mode, sig)[:6]
     stepmon = ca.Function("unified_stepmon", [x, t, hh, p, mode, sig],
                           [xn, Fn, vtn if nt else ca.SX.zeros(1), Un])
@@ -341,9 +346,9 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
                                            n_steps, n_calls, dt, wall0))
 
     def monitor(xx, tt):
-        F, vt, u, gd, b, U, lam, Wk, kk = mon(xx, tt, pv, mode, sig)
+        F, vt, u, gd, b, U, lam, Wk, kk, Dnn = mon(xx, tt, pv, mode, sig)
         return (float(F), np.array(vt).ravel(), np.array(u).ravel(), float(gd),
-                np.array(b).ravel(), float(U), np.array(lam).ravel(), float(kk))
+                np.array(b).ravel(), float(U), np.array(lam).ravel(), float(kk), float(Dnn))
 
     def advance(xx, tt, hh):
         xn_, F_, vt_, U_ = stepmon(xx, tt, hh, pv, mode, sig)
@@ -381,12 +386,14 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
 
     t = 0.0
     cur = None
+    last = None            # (h, |U|) of the previous plain step of the same piece
     while t < t_final * (1 - 1e-15) and len(events) < max_events:
         h = min(dt, t_final - t)
         s0, v0_ = x[nq + nu], x[nq + nu + 1]
         if cur is None:
             mo = monitor(x, t)
             cur = (mo[0], mo[1], mo[5])
+            last = None
         F0, vt0, U0 = cur
         in_contact = sig[2] > 0.5
         sliding_dir = vt0 if (in_contact and mode == 0 and fs["nt"]
@@ -397,9 +404,17 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             sig = sig[:3] + list(vt0 / np.linalg.norm(vt0)) + [sig[-1]]
             if friction:
                 stay = sig[-1] > 0.5
-                if stay and U0 >= 0:
+                # the jam (U -> 0, force -F/U unbounded; module docstring): half steps
+                # towards U = 0, declared at |U| <= 1e-10 D_nn as in method "event"
+                U_jam = 0.0
+                if last is not None and last[1] > abs(U0):
+                    h_u = 0.5 * abs(U0) * last[0] / (last[1] - abs(U0))
+                    if h_u < h:
+                        U_jam = 1e-10 * monitor(x, t)[8]
+                        h = h_u
+                if stay and U0 >= -U_jam:
                     raise pain.jam(t, x[:nq], monitor(x, t)[2], F0, U0)
-                if (U0 <= 0 and not stay) or (stay and F0 <= 0):
+                if (U0 <= U_jam and not stay) or (stay and F0 <= 0):
                     # Painlevé: sliding on the support with U <= 0 (seed 003 after (3.6))
                     got = pain.on_support(t, x[:nq], monitor(x, t)[2], F0, U0, mu_v,
                                           sig[3:3 + nt], nt)
@@ -438,6 +453,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         hits = [i for i in range(6) if crossed(i, g0[i], g1[i])]
         if not hits:
             x, t = xn, t + h
+            last = (h, abs(U0))
             cur = (Fn, vtn, Un)
             ts.append(t)
             xs.append(x.copy())
@@ -489,7 +505,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
             # impact: s through 0
             v_ = x_ev[vidx]
             x_ev[sidx] = 0.0 if abs(x_ev[sidx]) < 1e-300 else x_ev[sidx]
-            F, vt, u, gd, b, U, lam, k = monitor(x_ev, t_ev)      # k*(q) at the impact
+            F, vt, u, gd, b, U, lam, k, _ = monitor(x_ev, t_ev)   # k*(q) at the impact
             gm, gp = -(1 + k) * abs(v_), (1 - k) * abs(v_)
             ut = x_ev[nq:nq + nu]
             q_ = x_ev[:nq]
