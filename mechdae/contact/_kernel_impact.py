@@ -261,25 +261,8 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
                               float(dT[0]), "unique" if nsol == 1 else "ambiguous", None,
                               resid, method, 0, exhaustive)
     if method == "enum":
-        nstore = min(nsol, cap)
-        ml = modes[:nstore].tolist()      # only the stored rows (of up to max_solutions)
-        sols = [ImpactSolution(P[i], vp[i], tuple([MODE_NAMES[m] for m in ml[i]]),
-                               float(dT[i]), "", None, resid if i == 0 else math.nan, method, 0,
-                               exhaustive)
-                for i in range(nstore)]
-        if st == _GAIN:
-            status = "energy_gain"
-        else:
-            status = "unique" if nsol == 1 else ("ambiguous" if nsol > 1 else "inconsistent")
-        for s in sols:
-            s.status = status
-        if sols:
-            out = sols[0]
-            out.solutions = sols if all_solutions else None
-        else:
-            out = ImpactSolution(np.full(n, np.nan), np.full(n, np.nan), ("",) * k, math.nan,
-                                 status, [] if all_solutions else None, math.nan, method, 0,
-                                 exhaustive)
+        out = _enum_result(st, nsol, resid, P, vp, modes, dT, n, k, cap, all_solutions,
+                           exhaustive)
     else:
         status = "energy_gain" if st == _GAIN else "solved"
         out = ImpactSolution(P[0], vp[0], tuple(MODE_NAMES[m] for m in modes[0]), float(dT[0]),
@@ -293,6 +276,31 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
                               "although e_n, e_t <= 1 (check v_minus: contacts should be "
                               "approaching, v_n <= 0, and D positive semidefinite)", out)
     return out
+
+
+def _enum_result(st, nsol, resid, P, vp, modes, dT, n, k, cap, all_solutions, exhaustive):
+    """The :class:`ImpactSolution` of an enumeration from the kernel's raw outputs (the
+    stored solutions, their common status); also used by the event engine's thin entry
+    (mechdae.simulate.event.impacts.solve_impact)."""
+    nstore = min(nsol, cap)
+    ml = modes[:nstore].tolist()          # only the stored rows (of up to max_solutions)
+    sols = [ImpactSolution(P[i], vp[i], tuple([MODE_NAMES[m] for m in ml[i]]),
+                           float(dT[i]), "", None, resid if i == 0 else math.nan, "enum", 0,
+                           exhaustive)
+            for i in range(nstore)]
+    if st == _GAIN:
+        status = "energy_gain"
+    else:
+        status = "unique" if nsol == 1 else ("ambiguous" if nsol > 1 else "inconsistent")
+    for s in sols:
+        s.status = status
+    if sols:
+        out = sols[0]
+        out.solutions = sols if all_solutions else None
+        return out
+    return ImpactSolution(np.full(n, np.nan), np.full(n, np.nan), ("",) * k, math.nan,
+                          status, [] if all_solutions else None, math.nan, "enum", 0,
+                          exhaustive)
 
 
 def impact_batch(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="enum", facets=None,

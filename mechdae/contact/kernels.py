@@ -35,7 +35,7 @@ from ._kernel_inputs import (  # noqa: F401
     _per_contact, _short, _sizes, check_count, check_options, check_tol)
 from ._kernel_impact import (  # noqa: F401
     EnergyGainError, ImpactBatchSolution, ImpactSolution, _check_lcp_size, _choose_method,
-    frictionless_unique, frictionless_unique_batch, impact, impact_batch)
+    _enum_result, frictionless_unique, frictionless_unique_batch, impact, impact_batch)
 from ._kernel_forces import (  # noqa: F401
     ContactForceSolution, FCSolution, PainleveSolution, _fc_inputs, _fc_matrix,
     contact_forces, fc_error, solve_fc)

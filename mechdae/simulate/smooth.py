@@ -156,7 +156,7 @@ ADAMS_MAX_STEPS = 500
 _SCHEME_KEYS = ("linear_multistep_method", "nonlinear_solver_iteration", "newton_scheme")
 
 
-def _adams_first(system, specs, method, opts, compiled):
+def _adams_first(method, opts):
     """Whether the integration starts with Adams / functional iteration (see ADAMS)."""
     return method != "idas" and not any(k in opts for k in _SCHEME_KEYS)
 
@@ -166,7 +166,7 @@ def _integrate_grid(system, specs, g, x0, P, method, rtol, atol, opts, compiled,
     """States at the scaled output grid ``g`` (no ``tau = 0``) and solver stats: cvodes /
     idas in one call, or Adams first where :func:`_adams_first` says so (``stats["lmm"]``
     names the multistep methods that ran). Raises :class:`_Failed`."""
-    if not _adams_first(system, specs, method, opts, compiled):
+    if not _adams_first(method, opts):
         F = _get_integrator(system, specs, g, method, rtol, atol, opts, cache, compiled)
         return _integrate(F, x0, P)
     oa = dict(opts, **ADAMS)

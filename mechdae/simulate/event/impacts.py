@@ -9,7 +9,6 @@ paradox) the energy-limited law is used (:mod:`mechdae.contact.energetic`). The 
 left with ``v_n^+ <= vel_tol`` go to the contact-force problem (:meth:`ModeLogic.decide`);
 accumulations of impacts are decided in :mod:`.accumulation`.
 """
-import math
 import warnings
 
 import numpy as np
@@ -73,24 +72,8 @@ def solve_impact(D, vm, e_n, e_t, mu, dim):
         return kern.impact(D, vm, e_n=e_n, e_t=e_t, mu=mu, dim=dim, all_solutions=True,
                            energy="report")        # raises the wrapper's error
     exhaustive = incomplete == 0 or kern.frictionless_unique(D, dim, mu)
-    names = kern.MODE_NAMES
-    nstore = min(nsol, cap)
-    ml = modes[:nstore].tolist()             # (cap, k): the rows found only
-    sols = [kern.ImpactSolution(P[i], vp[i], tuple([names[m] for m in ml[i]]), float(dT[i]),
-                                "", None, resid if i == 0 else math.nan, "enum", 0, exhaustive)
-            for i in range(nstore)]
-    if st == kern._GAIN:
-        status = "energy_gain"
-    else:
-        status = "unique" if nsol == 1 else ("ambiguous" if nsol > 1 else "inconsistent")
-    if not sols:
-        n = vm.shape[0]
-        return kern.ImpactSolution(np.full(n, np.nan), np.full(n, np.nan), ("",) * k,
-                                   math.nan, status, [], math.nan, "enum", 0, exhaustive)
-    for s in sols:
-        s.status = status
-    sols[0].solutions = sols
-    return sols[0]
+    return kern._enum_result(st, nsol, resid, P, vp, modes, dT, vm.shape[0], k, cap, True,
+                             exhaustive)
 
 
 class ImpactLogic:
