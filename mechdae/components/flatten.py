@@ -35,6 +35,7 @@ from ._graph import hashes as _hashes
 from .core import TIME
 from .eliminate import choose_eliminations, reaction_multipliers
 from .nodes import check_references, resolve_nodes
+from .tree import flatten_tree
 
 __all__ = ["flatten"]
 
@@ -43,6 +44,10 @@ def flatten(model):
     t_start = time.perf_counter()
     P = []
     comps = [c for root in model.components for c in root.walk()]
+    if flatten_tree(model, comps):
+        return
+    for c in comps:
+        c._build()
     for c in comps:
         P.extend(c._before_flatten(comps))
     for c in comps:

@@ -152,6 +152,8 @@ class World(Component):
         self.g = self.parameter("g", g)
         self.n = _unit2(self, "n", n)
         self.frame = self.connector(Frame, "frame")
+
+    def _build_equations(self):
         self.define(self.frame, [0.0, 0.0, 0.0])
 
     @property
@@ -179,10 +181,12 @@ class Fixed(Component):
 
     def __init__(self, name, r=(0.0, 0.0), phi=0.0):
         super().__init__(name)
-        rx, ry = _vec2(self, "r", r)
-        ph = self.parameter("phi", phi)
+        self.r = _vec2(self, "r", r)
+        self.phi = self.parameter("phi", phi)
         self.frame = self.connector(Frame, "frame")
-        self.define(self.frame, [rx, ry, ph])
+
+    def _build_equations(self):
+        self.define(self.frame, [*self.r, self.phi])
 
 
 class FixedTranslation(Component):
@@ -193,20 +197,28 @@ class FixedTranslation(Component):
         self.r = _vec2(self, "r", r)
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
+
+    def _build_equations(self):
         _rigid(self, self.frame_a, self.frame_b, self.r)
 
 
 # ---------------------------------------------------------------------- bodies
 class _Inertial(Component):
     """A rigid body at ``r_cm`` from ``frame_a`` (mass ``m``, inertia ``I`` about the center
-    of mass); its weight comes from the model's World."""
+    of mass); its weight comes from the model's World. The constructor declares the
+    parameters (:meth:`_declare`); the energies, flows and outputs are built by
+    :meth:`_build_equations` when the generic flattening needs them."""
 
-    def _body(self, m, I, r_cm=(0.0, 0.0)):
-        a = self.frame_a
-        self._m = mass = self.parameter("m", m)
-        inertia = self.parameter("I", I)
+    def _declare(self, m, I, r_cm=(0.0, 0.0)):
+        self._m = self.parameter("m", m)
+        self._I = self.parameter("I", I)
+        self._r_cm = r_cm
         self._g = [placeholder(f"{self.name}.gravity[{k}]") for k in (1, 2)]
-        ox, oy = _rotate(a.phi, r_cm)
+
+    def _build_equations(self):
+        a = self.frame_a
+        mass, inertia = self._m, self._I
+        ox, oy = _rotate(a.phi, self._r_cm)
         cx, cy = a.x + ox, a.y + oy
         vx, vy = der(cx), der(cy)
         self.kinetic_energy(0.5 * mass * (vx ** 2 + vy ** 2) + 0.5 * inertia * der(a.phi) ** 2)
@@ -245,7 +257,7 @@ class Body(_Inertial):
     def __init__(self, name, m=1.0, I=0.1):
         super().__init__(name)
         self.frame_a = self.connector(Frame, "frame_a")
-        self._body(m, I)
+        self._declare(m, I)
 
 
 class BodyShape(_Inertial):
@@ -258,7 +270,10 @@ class BodyShape(_Inertial):
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
         self.r = _vec2(self, "r", r)
-        self._body(m, I, _vec2(self, "r_cm", r_cm))
+        self._declare(m, I, _vec2(self, "r_cm", r_cm))
+
+    def _build_equations(self):
+        super()._build_equations()
         _rigid(self, self.frame_a, self.frame_b, self.r)
 
 
@@ -298,13 +313,15 @@ class Revolute(_Joint):
 
     def __init__(self, name, phi0=0.0, w0=0.0, useAxisFlange=False, cut=False):
         super().__init__(name, cut)
-        a, b = self.frame_a, self.frame_b
         self.phi = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
+        if useAxisFlange:
+            self._axis(_rot_lib.Flange, self.phi)
+
+    def _build_equations(self):
+        a, b = self.frame_a, self.frame_b
         self.relation(b.phi - a.phi - self.phi, name="cut_phi")
         self.relation(b.x - a.x, name="cut_x")
         self.relation(b.y - a.y, name="cut_y")
-        if useAxisFlange:
-            self._axis(_rot_lib.Flange, self.phi)
 
 
 class Prismatic(_Joint):
@@ -315,16 +332,19 @@ class Prismatic(_Joint):
 
     def __init__(self, name, r=(1.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False, cut=False):
         super().__init__(name, cut)
-        a, b = self.frame_a, self.frame_b
-        rx, ry = _vec2(self, "r", r)
-        nrm = ca.sqrt(rx ** 2 + ry ** 2)
+        self.r = _vec2(self, "r", r)
         self.s = self.coordinate("s", default=s0, speed="v", speed_default=v0)
+        if useAxisFlange:
+            self._axis(_tr_lib.Flange, self.s)
+
+    def _build_equations(self):
+        a, b = self.frame_a, self.frame_b
+        rx, ry = self.r
+        nrm = ca.sqrt(rx ** 2 + ry ** 2)
         ex, ey = _rotate(a.phi, (rx / nrm, ry / nrm))
         self.relation(b.phi - a.phi, name="cut_phi")
         self.relation(b.x - a.x - ex * self.s, name="cut_x")
         self.relation(b.y - a.y - ey * self.s, name="cut_y")
-        if useAxisFlange:
-            self._axis(_tr_lib.Flange, self.s)
 
 
 class Free(_Joint):
@@ -334,10 +354,13 @@ class Free(_Joint):
 
     def __init__(self, name, x0=0.0, y0=0.0, phi0=0.0, vx0=0.0, vy0=0.0, w0=0.0, cut=False):
         super().__init__(name, cut)
+        self._q = [self.coordinate("x", default=x0, speed="vx", speed_default=vx0),
+                   self.coordinate("y", default=y0, speed="vy", speed_default=vy0),
+                   self.coordinate("phi", default=phi0, speed="w", speed_default=w0)]
+
+    def _build_equations(self):
         a, b = self.frame_a, self.frame_b
-        x = self.coordinate("x", default=x0, speed="vx", speed_default=vx0)
-        y = self.coordinate("y", default=y0, speed="vy", speed_default=vy0)
-        ph = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
+        x, y, ph = self._q
         self.relation(b.phi - a.phi - ph, name="cut_phi")
         self.relation(b.x - a.x - x, name="cut_x")
         self.relation(b.y - a.y - y, name="cut_y")

@@ -1,0 +1,350 @@
+"""Tree fast path of the flattening: a planar mechanism that is a tree of frames.
+
+When a model is made only of the planar multibody components :class:`~.planar.World`,
+:class:`~.planar.Fixed`, :class:`~.planar.FixedTranslation`, :class:`~.planar.Body`,
+:class:`~.planar.BodyShape`, :class:`~.planar.Revolute`, :class:`~.planar.Prismatic` and
+:class:`~.planar.Free`, connected as a tree of frames that grows from the World (or Fixed
+frames) through each component's ``frame_a`` to its ``frame_b``, and the Model has no
+hand-written part, flattening writes the equations directly in joint coordinates:
+
+- every frame's position, angle, velocity and acceleration in closed form from the root
+  (``phi_b = phi_a + q`` at a revolute, ``r_b = r_a + R(phi_a) r`` across a rigid part;
+  the cosine and sine of an angle are built once per distinct angle);
+- the kinetic and potential energy of each body in terms of them (the same energies the
+  generic path derives from the components' own equations);
+- the flows of every frame (cut forces and torques, positive into the component) by
+  Newton-Euler from the leaves: a body's flow at ``frame_a`` is its inertial force minus its
+  weight and ``I phi'' + r_cm x F``; across a component, ``frame_a`` passes on what
+  ``frame_b`` carries (moved to ``frame_a`` where the offset turns with ``phi_a``); at a
+  node the flow of the connector that positions it balances the others. These are the
+  values the generic path's relation multipliers take (they use accelerations: results
+  evaluate them from the equations of motion).
+
+Nothing of the generic machinery (alias elimination, node resolution, relation flows,
+substitution to a fixpoint) runs, and the components never build their CasADi equations,
+so the cost is a few CasADi calls per link, as for a hand-written model. Anything else -- a
+force element, sensor, contact, drive flange, a loop, a joint used from ``frame_b`` to
+``frame_a``, an expression as a parameter, hand-written terms in the Model -- and the model
+takes the generic path (same answers; ``model._tree_fast_path = False`` forces it, which
+tests use to compare the two).
+"""
+import time
+
+import casadi as ca
+
+__all__ = ["flatten_tree"]
+
+_B, _U = ca.SX.binary, ca.SX.unary
+_ADD, _SUB, _MUL = ca.OP_ADD, ca.OP_SUB, ca.OP_MUL
+
+# the model attributes that hand-written terms fill (then the generic path, which
+# substitutes the components' symbols into them)
+_HAND = ("coords", "speeds_", "kinematics_", "variables", "T_terms", "T_report", "V_terms",
+         "forces", "speed_forces", "power_terms", "bodies", "holonomic_", "nonholonomic_",
+         "equations", "contacts", "outputs", "_accelerations", "_multipliers")
+
+_FN = {}
+
+
+def _function(name):
+    """The CasADi Functions of one propagation step (built once per process)."""
+    f = _FN.get(name)
+    if f is None:
+        f = _FN[name] = _MAKERS[name]()
+    return f
+
+
+def _syms(names):
+    return [ca.SX.sym(n) for n in names.split()]
+
+
+_FRAME = "x y vx vy w ax ay al c s"
+
+
+def _offset(c, s, r1, r2, w, al):
+    """World-resolved offset ``d = R(phi) r`` and its velocity and acceleration terms
+    ``w x d``, ``al x d + w x (w x d)``."""
+    dx, dy = c * r1 - s * r2, s * r1 + c * r2
+    w2 = w * w
+    return dx, dy, (-w * dy, w * dx), (-al * dy - w2 * dx, al * dx - w2 * dy)
+
+
+def _make_rigid():
+    x, y, vx, vy, w, ax, ay, al, c, s, r1, r2 = args = _syms(_FRAME + " r1 r2")
+    dx, dy, v, a = _offset(c, s, r1, r2, w, al)
+    out = [x + dx, y + dy, vx + v[0], vy + v[1], ax + a[0], ay + a[1], dx, dy]
+    return ca.Function("tree_rigid", args, out)
+
+
+def _make_prismatic():
+    x, y, vx, vy, w, ax, ay, al, c, s, r1, r2, q, qd, qdd = args = \
+        _syms(_FRAME + " r1 r2 q qd qdd")
+    nrm = ca.sqrt(r1 ** 2 + r2 ** 2)
+    ex, ey = c * (r1 / nrm) - s * (r2 / nrm), s * (r1 / nrm) + c * (r2 / nrm)
+    dx, dy = ex * q, ey * q
+    w2 = w * w
+    out = [x + dx, y + dy,
+           vx - w * dy + ex * qd, vy + w * dx + ey * qd,
+           ax - al * dy - w2 * dx - 2 * w * qd * ey + ex * qdd,
+           ay + al * dx - w2 * dy + 2 * w * qd * ex + ey * qdd, dx, dy]
+    return ca.Function("tree_prismatic", args, out)
+
+
+def _make_body():
+    x, y, vx, vy, w, ax, ay, al, c, s, o1, o2, m, I, gx, gy = args = \
+        _syms(_FRAME + " o1 o2 m I gx gy")
+    ox, oy, v, a = _offset(c, s, o1, o2, w, al)
+    cx, cy = x + ox, y + oy
+    vcx, vcy = vx + v[0], vy + v[1]
+    Fx, Fy = m * (ax + a[0] - gx), m * (ay + a[1] - gy)
+    T = 0.5 * m * (vcx ** 2 + vcy ** 2) + 0.5 * I * w ** 2
+    V = -m * (gx * cx + gy * cy)
+    out = [T, V, cx, cy, vcx, vcy, Fx, Fy, I * al + ox * Fy - oy * Fx]
+    return ca.Function("tree_body", args, out)
+
+
+_MAKERS = {"rigid": _make_rigid, "prismatic": _make_prismatic, "body": _make_body}
+
+
+class _Node:
+    """A frame node: position, angle and their first and second rates (SX scalars)."""
+    __slots__ = ("x", "y", "phi", "vx", "vy", "w", "ax", "ay", "al", "cs", "pos", "members")
+
+    def __init__(self, members):
+        self.members = members           # connectors joined here
+        self.pos = None                  # the connector that positions the node
+        self.cs = None
+
+    def set(self, x, y, phi, vx, vy, w, ax, ay, al, cs=None):
+        self.x, self.y, self.phi, self.vx, self.vy, self.w = x, y, phi, vx, vy, w
+        self.ax, self.ay, self.al, self.cs = ax, ay, al, cs
+
+    def cos_sin(self):
+        if self.cs is None:
+            self.cs = (_U(ca.OP_COS, self.phi), _U(ca.OP_SIN, self.phi))
+        return self.cs
+
+    def frame_args(self):
+        return [self.x, self.y, self.vx, self.vy, self.w, self.ax, self.ay, self.al,
+                *self.cos_sin()]
+
+
+def _kinds():
+    from . import planar as pl
+    return {pl.World: "world", pl.Fixed: "fixed", pl.FixedTranslation: "rigid",
+            pl.BodyShape: "bodyshape", pl.Body: "body", pl.Revolute: "revolute",
+            pl.Prismatic: "prismatic", pl.Free: "free"}
+
+
+def _plan(model, comps):
+    """``(kinds, nodes in order from the roots, node of each connector)``, or None when the
+    model is not a tree of the supported components (then the generic path runs)."""
+    if not getattr(model, "_tree_fast_path", True) or not comps:
+        return None
+    if any(getattr(model, a) for a in _HAND):
+        return None
+    table = _kinds()
+    kinds, worlds = {}, 0
+    for c in comps:
+        k = table.get(type(c))
+        if k is None or c._children or c._connections or c._problems or c._built:
+            return None
+        if k in ("revolute", "prismatic", "free") and (c.cut or len(c._connectors) != 2):
+            return None                  # a loop cut or a drive flange
+        for _, ph, val in c._params:
+            if isinstance(val, (ca.SX, ca.MX)):
+                return None              # an expression as a parameter
+        worlds += k == "world"
+        kinds[id(c)] = k
+    if worlds != 1:
+        return None                      # the generic path reports the problem
+    # every vector entry a parameter of the component or a number
+    for c in comps:
+        own = {ph.element_hash() for _, ph, _ in c._params}
+        vecs = [getattr(c, "r", ())] + [getattr(c, "_r_cm", ())]
+        for v in vecs:
+            for e in v:
+                if isinstance(e, ca.SX) and not (e.is_symbolic() and e.element_hash() in own):
+                    return None
+                if not isinstance(e, (ca.SX, int, float)):
+                    return None
+    # nodes: connected frames (union-find over connector ids)
+    conns = {id(cn): cn for c in comps for cn in c._connectors}
+    parent = {k: k for k in conns}
+
+    def find(k):
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for tup in model.connections:
+        if any(id(cn) not in conns for cn in tup):
+            return None
+        for cn in tup[1:]:
+            ra, rb = find(id(tup[0])), find(id(cn))
+            if ra != rb:
+                parent[rb] = ra
+    groups = {}
+    for k, cn in conns.items():
+        groups.setdefault(find(k), []).append(cn)
+    node_of = {}
+    for members in groups.values():
+        node = _Node(members)
+        for cn in members:
+            node_of[id(cn)] = node
+    # grow the tree from the roots through frame_a -> frame_b
+    order = []
+    for c in comps:
+        if kinds[id(c)] in ("world", "fixed"):
+            node = node_of[id(c.frame)]
+            if node.pos is not None:
+                return None              # fixed twice
+            node.pos = c.frame
+            order.append(node)
+    k = 0
+    while k < len(order):
+        node = order[k]
+        k += 1
+        for cn in node.members:
+            if cn is node.pos:
+                continue
+            c = cn.owner
+            kind = kinds[id(c)]
+            if kind in ("world", "fixed") or cn.name != "frame_a":
+                return None              # a loop, or a component used from frame_b
+            if kind == "body":
+                continue
+            child = node_of[id(c.frame_b)]
+            if child.pos is not None:
+                return None              # a loop
+            child.pos = c.frame_b
+            order.append(child)
+    if len(order) != len(groups):
+        return None                      # frames not reached from a root
+    return kinds, order, node_of
+
+
+def flatten_tree(model, comps):
+    """Flatten ``model`` by the tree fast path if it applies (see the module docstring);
+    returns whether it did."""
+    t_start = time.perf_counter()
+    plan = _plan(model, comps)
+    if plan is None:
+        return False
+    kinds, order, node_of = plan
+    world = next(c for c in comps if kinds[id(c)] == "world")
+    # parameters, then coordinates, in the generic path's order
+    psym = {}
+    for c in comps:
+        for ln, ph, val in c._params:
+            psym[ph.element_hash()] = model.parameter(f"{c.path}.{ln}", val)
+
+    def par(e):
+        return psym[e.element_hash()] if isinstance(e, ca.SX) else ca.SX(float(e))
+
+    qs = {}                              # id(component) -> [(q, q', q'')]
+    for c in comps:
+        for ln, ph, default, speed, speed_default in c._coords:
+            sname = f"{c.path}.{speed}"
+            q = model.coordinates(f"{c.path}.{ln}", default=default, speeds=sname,
+                                  speed_default=speed_default)
+            qs.setdefault(id(c), []).append((q, model.coords[-1]["rate"],
+                                             model.acceleration(sname)))
+    zero = ca.SX(0)
+    g = psym[world.g.element_hash()]
+    grav = [ca.SX(0) if n == 0 else _B(_MUL, g, ca.SX(float(n))) for n in world.n]
+    # kinematics from the roots
+    offsets = {}                         # id(component) -> world-resolved (dx, dy) of frame_b
+    for node in order:
+        c = node.pos.owner
+        kind = kinds[id(c)]
+        if kind == "world":
+            node.set(zero, zero, zero, zero, zero, zero, zero, zero, zero, (ca.SX(1), zero))
+            continue
+        if kind == "fixed":
+            node.set(par(c.r[0]), par(c.r[1]), par(c.phi), zero, zero, zero, zero, zero,
+                     zero)
+            continue
+        a = node_of[id(c.frame_a)]
+        if kind in ("rigid", "bodyshape"):
+            x, y, vx, vy, ax, ay, dx, dy = _function("rigid").call(
+                a.frame_args() + [par(c.r[0]), par(c.r[1])])
+            node.set(x, y, a.phi, vx, vy, a.w, ax, ay, a.al, a.cs)
+            offsets[id(c)] = (dx, dy)
+        elif kind == "prismatic":
+            (q, qd, qdd), = qs[id(c)]
+            x, y, vx, vy, ax, ay, dx, dy = _function("prismatic").call(
+                a.frame_args() + [par(c.r[0]), par(c.r[1]), q, qd, qdd])
+            node.set(x, y, a.phi, vx, vy, a.w, ax, ay, a.al, a.cs)
+            offsets[id(c)] = (dx, dy)
+        elif kind == "revolute":
+            (q, qd, qdd), = qs[id(c)]
+            node.set(a.x, a.y, _B(_ADD, a.phi, q), a.vx, a.vy, _B(_ADD, a.w, qd), a.ax, a.ay,
+                     _B(_ADD, a.al, qdd))
+        else:                            # free
+            (x, xd, xdd), (y, yd, ydd), (p, pd, pdd) = qs[id(c)]
+            node.set(_B(_ADD, a.x, x), _B(_ADD, a.y, y), _B(_ADD, a.phi, p),
+                     _B(_ADD, a.vx, xd), _B(_ADD, a.vy, yd), _B(_ADD, a.w, pd),
+                     _B(_ADD, a.ax, xdd), _B(_ADD, a.ay, ydd), _B(_ADD, a.al, pdd))
+    # bodies: energies, outputs, the flows at frame_a (inertial force minus weight)
+    declared = {}                        # id(component) -> [fx, fy, tau] at frame_a
+    body_out = {}
+    T_all, V_all = zero, zero            # one term each (compile checks each term's symbols)
+    for c in comps:
+        if kinds[id(c)] not in ("body", "bodyshape"):
+            continue
+        a = node_of[id(c.frame_a)]
+        T, V, cx, cy, vcx, vcy, Fx, Fy, tau = _function("body").call(
+            a.frame_args() + [par(c._r_cm[0]), par(c._r_cm[1]), par(c._m), par(c._I)] + grav)
+        T_all, V_all = _B(_ADD, T_all, T), _B(_ADD, V_all, V)
+        declared[id(c)] = [Fx, Fy, tau]
+        body_out[id(c)] = [("r_cm_x", cx), ("r_cm_y", cy), ("v_cm_x", vcx),
+                           ("v_cm_y", vcy), ("w", a.w)]
+    if body_out:
+        model.potential_energy(V_all)
+        model.kinetic_energy(T_all)
+    # flows (Newton-Euler from the leaves)
+    flows = {}                           # id(connector) -> [fx, fy, tau]
+    for node in reversed(order):
+        total = [zero, zero, zero]
+        for cn in node.members:
+            if cn is node.pos:
+                continue
+            c = cn.owner
+            f = declared.get(id(c), [zero, zero, zero])
+            if kinds[id(c)] != "body":
+                fb = flows[id(c.frame_b)]
+                f = [_B(_SUB, f[0], fb[0]), _B(_SUB, f[1], fb[1]), _B(_SUB, f[2], fb[2])]
+                d = offsets.get(id(c))
+                if d is not None:        # the force at frame_b moved to frame_a
+                    f[2] = _B(_ADD, f[2], _B(_SUB, _B(_MUL, fb[0], d[1]),
+                                                 _B(_MUL, fb[1], d[0])))
+            flows[id(cn)] = f
+            total = [_B(_ADD, t, fi) for t, fi in zip(total, f)]
+        flows[id(node.pos)] = [_B(_SUB, zero, t) for t in total]
+    # outputs: every potential and flow, and the bodies' own (as the generic path names them)
+    taken = set(model._names)
+    n_pot = 0
+    for c in comps:
+        for cn in c._connectors:
+            node = node_of[id(cn)]
+            n_pot += 3
+            for name, e in zip(("x", "y", "phi", "fx", "fy", "tau"),
+                               [node.x, node.y, node.phi] + flows[id(cn)]):
+                name = f"{cn.path}.{name}"
+                if name not in taken:
+                    taken.add(name)
+                    model.output(name, e)
+        for name, e in body_out.get(id(c), ()):
+            name = f"{c.path}.{name}"
+            if name not in taken:
+                taken.add(name)
+                model.output(name, e)
+    model._unavailable_outputs = {}
+    t_end = time.perf_counter()
+    model.flatten_stats = dict(
+        components=len(comps), connectors=len(node_of), potentials=n_pot, nodes=len(order),
+        general_nodes=0, aliases_eliminated=n_pot, alias_elimination=0.0,
+        flatten=t_end - t_start, tree_fast_path=True)
+    return True

@@ -1,0 +1,158 @@
+"""The tree fast path of the flattening (mechdae.components.tree) against the generic path.
+
+A planar mechanism made only of World, Fixed, FixedTranslation, Body, BodyShape, Revolute,
+Prismatic and Free, connected as a tree from the roots, is flattened in closed form; every
+other model takes the generic path. Both must give the same System (names, coordinates,
+parameters), the same motion and the same cut forces, and the fast path's flows must obey
+Newton's second law for the whole mechanism.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import mechdae as md
+from mechdae.components import planar as pl
+
+TIGHT = dict(rtol=1e-11, atol=1e-12)
+
+
+def _tree(fast=True):
+    """A branching tree with every supported component: a swinging arm carrying a slider
+    and a two-joint branch, a pendulum hanging from a tilted Fixed frame, a free body, and
+    gravity off the -y axis."""
+    m = md.Model("tree")
+    m._tree_fast_path = fast
+    w = m.add(pl.World("world", g=9.81, n=(0.3, -1.0)))
+    j1 = m.add(pl.Revolute("j1", phi0=0.4, w0=0.5))
+    arm = m.add(pl.BodyShape("arm", r=(1.0, 0.2), r_cm=(0.4, 0.1), m=1.5, I=0.2))
+    hub = m.add(pl.Body("hub", m=0.3, I=0.01))             # a second body at j1's frame
+    p1 = m.add(pl.Prismatic("p1", r=(0.6, 0.8), s0=0.2, v0=-0.3))
+    slider = m.add(pl.Body("slider", m=0.7, I=0.05))
+    j2 = m.add(pl.Revolute("j2", phi0=-0.7))
+    rod = m.add(pl.FixedTranslation("rod", r=(0.3, -0.1)))
+    j3 = m.add(pl.Revolute("j3", phi0=0.2, w0=1.0))
+    l3 = m.add(pl.BodyShape("l3", r=(0.5, 0.0), r_cm=(0.25, 0.05), m=0.9, I=0.03))
+    base = m.add(pl.Fixed("base", r=(2.0, 1.0), phi=0.3))
+    j4 = m.add(pl.Revolute("j4", phi0=-1.0))
+    l4 = m.add(pl.BodyShape("l4", r=(0.8, 0.0), r_cm=(0.4, 0.0), m=1.1, I=0.06))
+    free = m.add(pl.Free("free", x0=-1.0, y0=0.5, phi0=0.1, vx0=0.4, vy0=1.2, w0=-2.0))
+    ball = m.add(pl.Body("ball", m=0.5, I=0.02))
+    m.connect(w.frame, j1.frame_a, free.frame_a)
+    m.connect(j1.frame_b, arm.frame_a, hub.frame_a)
+    m.connect(arm.frame_b, p1.frame_a, j2.frame_a)
+    m.connect(p1.frame_b, slider.frame_a)
+    m.connect(j2.frame_b, rod.frame_a)
+    m.connect(rod.frame_b, j3.frame_a)
+    m.connect(j3.frame_b, l3.frame_a)
+    m.connect(base.frame, j4.frame_a)
+    m.connect(j4.frame_b, l4.frame_a)
+    m.connect(free.frame_b, ball.frame_a)
+    return m
+
+
+BODIES = {"arm": 1.5, "hub": 0.3, "slider": 0.7, "l3": 0.9, "l4": 1.1, "ball": 0.5}
+
+
+def test_fast_and_generic_paths_give_the_same_system_motion_and_cut_forces():
+    fm, gm = _tree(True), _tree(False)
+    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
+    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
+    assert fs.q_names == gs.q_names and fs.u_names == gs.u_names
+    assert fs.p_names == gs.p_names and np.array_equal(fs.p_defaults, gs.p_defaults)
+    assert fs.m == gs.m == 0 and fs.nq == 8
+    assert fs.output_names == gs.output_names
+    t = np.linspace(0.0, 1.5, 31)
+    a = fs.simulate(1.5, output_times=t, **TIGHT)
+    b = gs.simulate(1.5, output_times=t, **TIGHT)
+    assert np.abs(a.q - b.q).max() < 1e-8
+    assert np.abs(a.v - b.v).max() < 1e-7
+    for name in fs.output_names:                 # every potential, flow and body output
+        ref = np.asarray(b[name])
+        assert np.abs(np.asarray(a[name]) - ref).max() < 1e-7 * (1.0 + np.abs(ref).max()), name
+    # a tree: no constraint, the energy is conserved to the integration tolerance
+    assert np.ptp(a.energy) < 1e-8 * abs(a.energy).max()
+
+
+def test_fast_path_cut_forces_obey_newton_for_the_whole_mechanism():
+    """sum_i m_i a_cm,i = M g + (forces of the World and the Fixed frame on the mechanism):
+    the flows into World and Fixed are minus those forces (Newton's third law at a node)."""
+    m = _tree(True)
+    s = m.compile(stabilization=None)
+    t = np.linspace(0.0, 1.0, 4001)
+    r = s.simulate(1.0, output_times=t, **TIGHT)
+    n = np.array([0.3, -1.0]) / math.hypot(0.3, 1.0)
+    for k, c in enumerate("xy"):
+        p = sum(mass * r[f"{b}.v_cm_{c}"] for b, mass in BODIES.items())     # momentum
+        dp = np.gradient(p, t, edge_order=2)[50:-50]
+        ext = (sum(BODIES.values()) * 9.81 * n[k]
+               - r[f"world.frame.f{c}"] - r[f"base.frame.f{c}"])[50:-50]
+        # the finite difference of the momentum is good to 1.7e-4 of the force (measured,
+        # at the fastest moment); a flow without its inertial or moved-force term is off by O(1)
+        assert np.abs(dp - ext).max() < 5e-4 * np.abs(ext).max()
+
+
+def test_hanging_chain_at_rest_carries_its_weight_on_the_fast_path():
+    """Eight links at rest: each joint carries the weight of the links below it."""
+    m = md.Model("chain8")
+    prev = m.add(pl.World("world")).frame
+    for i in range(1, 9):
+        j = m.add(pl.Revolute(f"j{i}", phi0=-math.pi / 2 if i == 1 else 0.0))
+        b = m.add(pl.BodyShape(f"b{i}", r=(1.0, 0.0), r_cm=(0.5, 0.0), m=0.5 * i, I=0.1))
+        m.connect(prev, j.frame_a)
+        m.connect(j.frame_b, b.frame_a)
+        prev = b.frame_b
+    res = m.compile().simulate(0.5)
+    assert m.flatten_stats["tree_fast_path"]
+    below = np.cumsum([0.5 * i for i in range(8, 0, -1)])[::-1]     # mass of links i..8
+    for i in range(1, 9):
+        assert np.allclose(res[f"j{i}.frame_a.fy"], below[i - 1] * 9.81, atol=1e-9)
+        assert np.allclose(res[f"j{i}.frame_a.fx"], 0.0, atol=1e-9)
+        assert np.allclose(res[f"j{i}.frame_b.tau"], 0.0, atol=1e-9)
+    assert np.allclose(res["world.frame.fy"], -below[0] * 9.81, atol=1e-9)
+    assert np.allclose(res["b8.frame_b.y"], -8.0, atol=1e-12)
+
+
+def _pendulum_with(extra):
+    m = md.Model("p")
+    w = m.add(pl.World("world"))
+    j = m.add(pl.Revolute("j1", phi0=0.5, useAxisFlange=extra == "flange"))
+    b = m.add(pl.BodyShape("l1", r=(1.0, 0.0), r_cm=(0.5, 0.0), m=1.0, I=0.1))
+    m.connect(w.frame, j.frame_a)
+    if extra == "reversed":                      # the body hangs from its frame_b
+        m.connect(j.frame_b, b.frame_b)
+    else:
+        m.connect(j.frame_b, b.frame_a)
+    if extra == "spring":
+        sp = m.add(pl.Spring("sp", c=0.0))
+        m.connect(w.frame, sp.frame_a)
+        m.connect(b.frame_b, sp.frame_b)
+    elif extra == "sensor":
+        sen = m.add(pl.RelativeAngle("sen"))
+        m.connect(w.frame, sen.frame_a)
+        m.connect(b.frame_b, sen.frame_b)
+    elif extra == "hand":
+        m.output("twice", 2 * m.parameter("k", 1.0))
+    elif extra == "expression":
+        m2 = m.parameter("mass", 1.0)
+        b2 = m.add(pl.Body("b2", m=m2, I=0.1))
+        m.connect(b.frame_b, b2.frame_a)
+    return m
+
+
+@pytest.mark.parametrize("extra", ["spring", "sensor", "flange", "reversed", "hand",
+                                   "expression"])
+def test_anything_else_takes_the_generic_path_with_the_same_motion(extra):
+    m = _pendulum_with(extra)
+    s = m.compile(stabilization=None)
+    assert "tree_fast_path" not in m.flatten_stats
+    if extra in ("spring", "sensor", "flange", "hand"):
+        # a zero spring, a sensor, an idle flange or a hand-written output change nothing:
+        # the motion is the plain pendulum's, flattened by the fast path
+        ref = _pendulum_with(None)
+        rs = ref.compile(stabilization=None)
+        assert ref.flatten_stats["tree_fast_path"]
+        a = s.simulate(1.0, n_out=11, **TIGHT)
+        b = rs.simulate(1.0, n_out=11, **TIGHT)
+        assert np.abs(a["j1.phi"] - b["j1.phi"]).max() < 1e-9
+        assert np.abs(a["j1.frame_a.fy"] - b["j1.frame_a.fy"]).max() < 1e-7
