@@ -39,7 +39,8 @@ import warnings
 import casadi as ca
 import numpy as np
 
-__all__ = ["library", "Library", "available", "cache_dir", "map_call", "CodegenWarning"]
+__all__ = ["library", "Library", "available", "cache_dir", "map_call", "point_call",
+           "CodegenWarning"]
 
 _LOCK = threading.Lock()
 _KEY_LOCKS = {}
@@ -348,6 +349,55 @@ def map_call(f, n, args, reduce_in=()):
             dense[sp[1]] = nz
             res.append(dense)
     return res
+
+
+def point_call(f, args):
+    """``f`` at one point, on this thread's reused buffer (no DM conversions: 5-10 us
+    instead of 50-100 for ``f(*args)`` on numpy arrays); the values of ``f(*args)``.
+
+    Parameters
+    ----------
+    f : casadi.Function
+    args : list of arrays
+        Input ``i`` as its ``f.nnz_in(i)`` nonzeros (column-major).
+
+    Returns
+    -------
+    list of arrays, output ``j`` dense of shape ``(f.size1_out(j), f.size2_out(j))``
+    """
+    def build():
+        return ([f.nnz_in(i) for i in range(f.n_in())],
+                [(f.size1_out(j), f.size2_out(j), f.nnz_out(j),
+                  None if f.sparsity_out(j).is_dense()
+                  else np.asarray(f.sparsity_out(j).find(), dtype=np.intp))
+                  for j in range(f.n_out())])
+    nin, outs = _cached(("point", id(f)), f, build)
+    buf, ev = _buffer(f)
+    keep = []
+    for i, a in enumerate(args):
+        if not nin[i]:
+            continue
+        a = np.ascontiguousarray(np.ravel(a, order="F"), dtype=float)
+        if a.size != nin[i]:
+            raise ValueError(f"{f.name()}: input {i} has {a.size} values, expected {nin[i]}")
+        keep.append(a)
+        buf.set_arg(i, memoryview(a))
+    res = []
+    for j, (r, c, nnz, find) in enumerate(outs):
+        o = np.empty((r, c), order="F")
+        nz = o.reshape(-1, order="F") if find is None else np.empty(nnz)
+        if nnz:
+            buf.set_res(j, memoryview(nz))
+        res.append((o, nz, find))
+    ev()
+    del keep
+    out = []
+    for o, nz, find in res:
+        if find is not None:
+            o[...] = 0.0
+            o.reshape(-1, order="F")[find] = nz
+        out.append(o)
+    return out
 
 
 def _map_serial(f, n, args, reduce_in):

@@ -74,7 +74,31 @@ def contact_laws(system, pv):
         return z, z.copy(), z.copy()
     from ..contact.closure import reject
     reject(system, f"simulate (model '{system.name}')")
-    out = laws_function(system)(np.asarray(pv, float))
+    pv = np.ascontiguousarray(pv, dtype=float)
+    # validated values per parameter vector, cached on the System (a run evaluates them
+    # once: 150 us of DM conversions); each caller gets arrays of its own
+    cache = system.__dict__.setdefault("_laws_cache", {})
+    values = cache.get("values")
+    if values is None:
+        with LOCK:
+            values = cache.setdefault("values", {})
+    key = pv.tobytes()
+    laws = values.get(key)
+    if laws is None:
+        laws = _evaluate(system, pv)
+        with LOCK:
+            if len(values) >= _MAX_CACHED:
+                values.clear()
+            values[key] = laws
+    return tuple(a.copy() for a in laws)
+
+
+_MAX_CACHED = 64       # parameter vectors whose laws are kept per System
+
+
+def _evaluate(system, pv):
+    """``(e_n, e_t, mu)`` at ``pv``, checked (ValueError naming the contact otherwise)."""
+    out = laws_function(system)(pv)
     e_n, e_t, mu = (np.array(a, dtype=float).ravel() for a in out)
     bad = []
     for i, c in enumerate(system.contacts):

@@ -14,6 +14,9 @@ import warnings
 
 import numpy as np
 
+from .._threads import LOCK
+from ..codegen import once, point_call
+
 __all__ = ["initial_state", "project_state", "project_general", "normalize_quaternions"]
 
 
@@ -143,7 +146,14 @@ def check_mass_matrix(system, q, pv):
     speeds of that direction instead of failing with NaN inside the solver."""
     if not system.nu:
         return
-    M = np.array(system.functions["M"](q, pv), dtype=float)
+    f = system.functions["M"]
+    # M(p) independent of q: checked once per parameter vector (cached on the System)
+    checked = once(system.__dict__, "_mass_checked",
+                   lambda: {} if not f.sparsity_jac(0, 0).nnz() else False)
+    key = np.ascontiguousarray(pv, dtype=float).tobytes() if checked is not False else None
+    if key is not None and key in checked:
+        return
+    M = point_call(f, [q, pv])[0]
     if not np.all(np.isfinite(M)):
         bad = [n for n, row in zip(system.u_names, M) if not np.all(np.isfinite(row))]
         raise ValueError(f"{system.name}: the mass matrix is not finite at the initial state "
@@ -152,6 +162,11 @@ def check_mass_matrix(system, q, pv):
     w, V = np.linalg.eigh(0.5 * (M + M.T))
     scale = max(abs(w[-1]), np.finfo(float).tiny)
     if w[0] > 1e-12 * scale:
+        if key is not None:
+            with LOCK:
+                if len(checked) >= 64:
+                    checked.clear()
+                checked[key] = True
         return
     v = V[:, 0]
     names = [system.u_names[i] for i in np.argsort(-np.abs(v)) if abs(v[i]) > 0.1][:6]

@@ -17,30 +17,41 @@ from .phase import OPEN, SLIDE_2D
 __all__ = ["build_result", "contact_force_arrays"]
 
 
-def contact_force_arrays(engine, X_all=None):
+def _groups(modes):
+    """``{mode: sample indices}`` (ascending) of the recorded modes (one pass over the
+    samples only when there are several modes)."""
+    distinct = set(modes)
+    if len(distinct) == 1:
+        return {m: np.arange(len(modes)) for m in distinct}
+    code = {m: i for i, m in enumerate(distinct)}
+    c = np.fromiter(map(code.__getitem__, modes), np.intp, len(modes))
+    return {m: np.flatnonzero(c == i) for m, i in code.items()}
+
+
+def contact_force_arrays(engine, X_all=None, t_all=None):
     """Contact forces ``[lambda_n, lambda_t...]`` per contact at every recorded sample
-    (``X_all``: the samples' states as rows, when already at hand)."""
+    (``X_all``: the samples' states as rows, ``t_all`` their times, when already at
+    hand)."""
     eng = engine
     N = len(eng.samples_t)
     out = {n: np.zeros((N, 1 + nt)) for n, nt in zip(eng.names, eng.nt)}
+    groups = _groups(eng.samples_mode)
+    if all(m is not None and all(mo == OPEN for mo in m) for m in groups):
+        return out                               # no contact closed anywhere: zero forces
     log = eng.dref_log
     starts = np.array([k for k, _ in log], int)
-    marr = np.empty(N, dtype=object)
-    marr[:] = eng.samples_mode
     # the reference directions (spatial sliding) in force at each sample: log entry seg[k]
     seg = (np.searchsorted(starts, np.arange(N), side="right") - 1 if starts.size
            else np.full(N, -1))
     by_mode = {}
-    for m in set(eng.samples_mode):
-        ks = np.flatnonzero(marr == m) if m is not None else np.flatnonzero(
-            np.equal(marr, None))
+    for m, ks in groups.items():
         if m is not None and SLIDE_2D in m and starts.size:
             for j in np.unique(seg[ks]):
                 by_mode[(m, int(j))] = ks[seg[ks] == j]
         else:
             by_mode[(m, -1)] = ks
-    X_all = np.asarray(eng.samples_x, float) if X_all is None else X_all
-    t_all = np.asarray(eng.samples_t, float)
+    X_all = _rows(eng.samples_x) if X_all is None else X_all
+    t_all = np.asarray(eng.samples_t, float) if t_all is None else t_all
     for (m, j), ks in by_mode.items():
         if m is None:
             for n in eng.names:
@@ -63,10 +74,20 @@ def contact_force_arrays(engine, X_all=None):
     return out
 
 
+def _rows(xs):
+    """The recorded states (equal-length 1-D arrays) as the rows of one array: one
+    concatenation (``np.array`` of a list of 500 small arrays costs 1.5x as much)."""
+    flat = np.concatenate(xs).astype(float, copy=False)
+    N = len(xs)
+    if flat.size != N * np.size(xs[0]):
+        return np.array(xs, float)            # unequal lengths: numpy names the problem
+    return flat.reshape(N, -1)
+
+
 def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
     """Result from an engine's samples (events included, contact forces attached)."""
-    ts = np.array(engine.samples_t)
-    XT = np.array(engine.samples_x, float)
+    ts = np.fromiter(engine.samples_t, float, len(engine.samples_t))
+    XT = _rows(engine.samples_x)
     X = XT.T
     stats = dict(stats)
     stats.update(n_windows=engine.n_windows, n_shoots=engine.n_shoots,
@@ -74,7 +95,7 @@ def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
                  modes=sorted(set(engine.samples_mode) - {None}))
     res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report,
                       events=sorted(engine.events, key=lambda e: e.t))
-    res.contact_forces = contact_force_arrays(engine, XT)
+    res.contact_forces = contact_force_arrays(engine, XT, ts)
     res.modes = list(engine.samples_mode)
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res
