@@ -64,6 +64,51 @@ cdef extern from "mdae_ode.h":
                       const double *k1, double h, double *y, double *work) nogil
     double mdae_ode_growth(int method, double re, double im)
 
+cdef extern from "mdae_contact.h":
+    ctypedef int (*mdae_interrupt_fn)(void *ctx) noexcept nogil
+    ctypedef struct mdae_impact_options:
+        int method, facets, max_solutions, max_boxes, max_iter
+        double tol, energy_tol
+        int allow_energy_gain, check_input
+        mdae_interrupt_fn interrupt
+        void *interrupt_ctx
+    void mdae_impact_options_default(mdae_impact_options *opt)
+
+cdef extern from "mdae_cycle.h":
+    ctypedef struct mdae_cycle_model:
+        int nq, nu, nc, dim, nW
+        const int *offs
+        const int *nt
+        const double *e_n
+        const double *e_t
+        const double *mu
+        mdae_eval_fn terms
+        void *terms_ctx
+        mdae_eval_fn energy
+        void *energy_ctx
+    ctypedef struct mdae_cycle_options:
+        const int *gap_of
+        double gap_tol, vel_tol, rest_velocity
+        int zeno
+        double ratio_tol, r_max, h_min, h_max
+        int max_impacts
+        mdae_impact_options impact
+    ctypedef struct mdae_cycle_info:
+        int outcome, n_impacts, n_rows, n_out
+        double last_event, window
+        long n_phases, n_steps, n_shoots
+        mdae_ode_info ode
+    int MDAE_CYCLE_LOG(int dim)
+    size_t mdae_cycle_work_size(const mdae_cycle_model *m, const mdae_cycle_options *c,
+                                int nx, int ne)
+    size_t mdae_cycle_iwork_size(const mdae_cycle_model *m, const mdae_cycle_options *c)
+    int mdae_cycle_run(const mdae_ode_system *s, const mdae_ode_options *o,
+                       const mdae_cycle_model *m, const mdae_cycle_options *c, double t0,
+                       double *x, double *xdot, double t_end, double window, double h0,
+                       double *P, double *hist, int *nhist, const double *t_out, int n_out,
+                       double *T_rows, double *X_rows, double *e, double *edot, int *fired,
+                       double *log, double *work, int *iwork, mdae_cycle_info *info) nogil
+
 #: outcomes of :meth:`Phase.run`
 DONE, EVENT, STIFF = 0, 1, 2
 #: Runge-Kutta pairs: Dormand-Prince 5(4) and 8(5,3)
@@ -306,3 +351,125 @@ cdef class Phase:
         if st:
             raise RuntimeError(f"step failed: {mdae_status_str(st).decode()}")
         return y
+
+
+cdef class Cycle:
+    """Flight phases and their simple impacts in C (``mdae_cycle_run``, see
+    csrc/mdae_cycle.h): a :class:`Phase` of a mode with every contact open, the engine's
+    generated ``terms`` and ``energy``, the contact data and the accumulation rule's
+    settings (fixed per engine and mode)."""
+    cdef Phase phase
+    cdef CFunction terms_f, energy_f
+    cdef mdae_cycle_model m
+    cdef mdae_cycle_options c
+    cdef cnp.ndarray offs, nt, e_n, e_t, mu, gap_of, work, iwork
+    cdef public int dim, L
+
+    def __init__(self, Phase phase, CFunction terms, CFunction energy, int nq, int nu,
+                 offs, nt, e_n, e_t, mu, int nW, gap_of, double gap_tol, double vel_tol,
+                 double rest_velocity, bint zeno, double ratio_tol, double r_max,
+                 int facets, int max_iter, double tol, int max_boxes):
+        cdef int nc = len(offs)
+        self.phase, self.terms_f, self.energy_f = phase, terms, energy
+        self.offs = np.ascontiguousarray(offs, dtype=np.intc)
+        self.nt = np.ascontiguousarray(nt, dtype=np.intc)
+        self.e_n = np.ascontiguousarray(e_n, dtype=np.float64)
+        self.e_t = np.ascontiguousarray(e_t, dtype=np.float64)
+        self.mu = np.ascontiguousarray(mu, dtype=np.float64)
+        self.gap_of = np.ascontiguousarray(gap_of, dtype=np.intc)
+        if (self.gap_of.shape[0] != phase.ne or self.nt.shape[0] != nc
+                or self.e_n.shape[0] != nc or self.e_t.shape[0] != nc
+                or self.mu.shape[0] != nc or nc < 1 or phase.ne < 1):
+            raise ValueError("Cycle: contact data and event functions of inconsistent sizes")
+        self.dim = max([2] + [1 + int(k) for k in nt])
+        self.L = MDAE_CYCLE_LOG(self.dim)
+        self.m.nq, self.m.nu, self.m.nc, self.m.dim, self.m.nW = nq, nu, nc, self.dim, nW
+        self.m.offs = <const int *>cnp.PyArray_DATA(self.offs)
+        self.m.nt = <const int *>cnp.PyArray_DATA(self.nt)
+        self.m.e_n = <const double *>cnp.PyArray_DATA(self.e_n)
+        self.m.e_t = <const double *>cnp.PyArray_DATA(self.e_t)
+        self.m.mu = <const double *>cnp.PyArray_DATA(self.mu)
+        self.m.terms = mdae_casadi_eval
+        self.m.terms_ctx = <void *>&terms.ctx
+        self.m.energy = mdae_casadi_eval
+        self.m.energy_ctx = <void *>&energy.ctx
+        self.c.gap_of = <const int *>cnp.PyArray_DATA(self.gap_of)
+        self.c.gap_tol, self.c.vel_tol, self.c.rest_velocity = gap_tol, vel_tol, rest_velocity
+        self.c.zeno, self.c.ratio_tol, self.c.r_max = zeno, ratio_tol, r_max
+        mdae_impact_options_default(&self.c.impact)
+        self.c.impact.facets, self.c.impact.max_iter = facets, max_iter
+        self.c.impact.tol = self.c.impact.energy_tol = tol
+        self.c.impact.max_boxes = max_boxes
+        self.work = np.zeros(mdae_cycle_work_size(&self.m, &self.c, phase.nx, phase.ne))
+        self.iwork = np.zeros(mdae_cycle_iwork_size(&self.m, &self.c), dtype=np.intc)
+
+    def run(self, double t0, x0, double t_end, P, hist, nhist, double h0=0.0,
+            double rtol=1e-10, double atol=1e-12, double window=0.2, double window_max=0.2,
+            int nsub=32, double event_tol=1e-10, double stiff_h=0.0, t_out=None,
+            long max_steps=10000000, double h_stab=0.0, int method=1, double h_min=0.0,
+            int max_impacts=256):
+        """Integrate from ``(t0, x0)`` to ``t_end`` through simple impacts; stops at
+        ``t_end``, at an event that is not a simple impact, at a stiff stretch, or after
+        ``max_impacts`` impacts. ``hist`` (nc, 3) and ``nhist`` (nc,) int: the last impact
+        times per contact, updated in place.
+
+        Returns
+        -------
+        dict
+            As :meth:`Phase.run` (of the last phase; ``T_out``, ``X_out`` every sample
+            row: outputs and the states before and after each impact, in time order) and
+            ``log`` (one row per impact: t, contact, E0, E1, mode, P, v^-, v^+),
+            ``last_event``, ``window``, ``phases``.
+        """
+        cdef Phase ph = self.phase
+        cdef mdae_ode_options o
+        cdef mdae_cycle_info info
+        cdef int st, nx = ph.nx, ne = ph.ne, nout
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] x = np.array(x0, dtype=np.float64).reshape(-1)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] xd = np.empty(nx)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] Pc = np.array(P, dtype=np.float64)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] e = np.empty(ne)
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] ed = np.empty(ne)
+        cdef cnp.ndarray[int, ndim=1] fired = np.zeros(ne, dtype=np.intc)
+        cdef cnp.ndarray[cnp.float64_t, ndim=2] H = hist
+        cdef cnp.ndarray[int, ndim=1] nH = nhist
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] to
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] To
+        cdef cnp.ndarray[cnp.float64_t, ndim=2] Xo
+        cdef cnp.ndarray[cnp.float64_t, ndim=2] lg
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] work = self.work
+        cdef cnp.ndarray[int, ndim=1] iwork = self.iwork
+        cdef cnp.ndarray[cnp.float64_t, ndim=1] shift = ph.shift
+        if x.shape[0] != nx:
+            raise ValueError(f"x0: {x.shape[0]} values, expected {nx}")
+        if (H.shape[0] != self.m.nc or H.shape[1] != 3 or not H.flags.c_contiguous
+                or nH.shape[0] != self.m.nc or shift.shape[0] != ne or max_impacts < 0):
+            raise ValueError("Cycle.run: hist (nc, 3) C-contiguous, nhist (nc,), max_impacts >= 0")
+        to = np.ascontiguousarray(np.zeros(0) if t_out is None else t_out, dtype=np.float64)
+        nout = to.shape[0]
+        To = np.empty(nout + 2 * max_impacts + 1)
+        Xo = np.empty((nout + 2 * max_impacts + 1, nx))
+        lg = np.empty((max_impacts + 1, self.L))
+        mdae_ode_options_default(&o)
+        o.rtol, o.atol = rtol, atol
+        o.window, o.window_max, o.nsub = window, window_max, nsub
+        o.event_tol, o.stiff_h, o.max_steps = event_tol, stiff_h, max_steps
+        o.h_stab = h_stab
+        o.method = method
+        o.shift = &shift[0]
+        self.c.h_min, self.c.h_max, self.c.max_impacts = h_min, window_max, max_impacts
+        ph.sys.P = &Pc[0]
+        with nogil:
+            st = mdae_cycle_run(&ph.sys, &o, &self.m, &self.c, t0, &x[0], &xd[0], t_end,
+                                window, h0, &Pc[0], &H[0, 0], &nH[0],
+                                &to[0] if nout else NULL, nout, &To[0], &Xo[0, 0], &e[0],
+                                &ed[0], &fired[0], &lg[0, 0], &work[0], &iwork[0], &info)
+        if st:
+            raise RuntimeError(f"phase integration failed at t = {info.ode.t:.12g}: "
+                               f"{mdae_status_str(st).decode()}")
+        return dict(outcome=info.outcome, t=info.ode.t, x=x, xdot=xd, e=e, edot=ed,
+                    fired=np.flatnonzero(fired).tolist(), h=info.ode.h,
+                    T_out=To[:info.n_rows], X_out=Xo[:info.n_rows], n_out=info.n_out,
+                    log=lg[:info.n_impacts], last_event=info.last_event,
+                    window=info.window, phases=info.n_phases, steps=info.n_steps,
+                    shoots=info.n_shoots)

@@ -20,6 +20,7 @@ from .impacts import ImpactLogic
 from .laws import contact_laws_option
 from .location import first_crossing, locate
 from .modes import ModeLogic
+from .cycle import CycleLogic
 from .compiled import (compiled_terms, stable_step, stabilization_eigenvalues,
                        terms_cfunction)
 from .phase import OPEN, SLIDE_2D, ModeSet, Buffered, offsets, terms_function
@@ -32,7 +33,7 @@ __all__ = ["EventEngine", "MAX_WINDOW"]
 MAX_WINDOW = 0.2
 
 
-class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
+class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
     """Resumable event-driven integrator (used by ``"event"`` and ``"auto"``).
 
     Parameters
@@ -261,7 +262,12 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic):
             if self.pending is not None and self.pending[0] <= tb:
                 tb = self.pending[0]
             ph = None if self._stiff_mode == self.mode else self.phase(self.mode)
-            if ph is not None:
+            cy = None if ph is None or monitor is not None else self._cycle(ph)
+            if cy is not None:                 # flight phases and simple impacts in C
+                which, h, last = self._run_cycle(cy, ph, tb, h, h_max, h_min)
+                if last is not None:
+                    last_event_t = last
+            elif ph is not None:
                 which = self._rk(ph, tb, h, h_max)
             else:
                 which, h = self._window(tb, h, h_max)
