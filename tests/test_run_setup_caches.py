@@ -50,3 +50,13 @@ def test_constant_mass_matrix_checked_for_each_parameter_vector():
         ball.simulate(0.2, q0={"y": 1.1}, params={"m": np.inf}, method="event")
     r2 = ball.simulate(0.2, q0={"y": 1.1}, params={"m": 2.0}, method="event")
     assert abs(r2.kinetic[-1] - 0.5 * 2.0 * (9.81 * 0.2) ** 2) < 1e-8
+
+
+def test_event_output_grid_is_linspace_bit_for_bit():
+    from mechdae.simulate.event import output_grid
+    for T in (0.3, 5.0, 1.0 / 3.0, 7.77e-5, 1234.5678):
+        for n in (1, 2, 3, 501, 1000):
+            a, b = output_grid(T, None, n), np.linspace(0.0, T, n)
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+    with pytest.raises(ValueError, match="t_final must be > 0"):
+        output_grid(0.0, None, 11)

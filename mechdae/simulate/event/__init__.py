@@ -112,7 +112,16 @@ def output_grid(t_final, output_times, n_out):
     if output_times is None:
         if not t_final > 0:
             raise ValueError(f"t_final must be > 0, got {t_final}")
-        return np.linspace(0.0, float(t_final), int(n_out))
+        T, n = float(t_final), int(n_out)
+        step = T / (n - 1) if n > 1 else 0.0
+        if not step > 0.0:
+            return np.linspace(0.0, T, n)
+        # np.linspace(0, T, n) bit for bit (k * step, the last point T) without its
+        # 10 us of argument handling
+        ts = np.arange(n, dtype=float)
+        ts *= step
+        ts[-1] = T
+        return ts
     ts = np.asarray(output_times, dtype=float).ravel()
     if ts.size < 2 or np.any(np.diff(ts) <= 0):
         raise ValueError("output_times must be increasing with at least 2 points")

@@ -50,7 +50,7 @@ def contact_force_arrays(engine, X_all=None, t_all=None):
                 by_mode[(m, int(j))] = ks[seg[ks] == j]
         else:
             by_mode[(m, -1)] = ks
-    X_all = _rows(eng.samples_x) if X_all is None else X_all
+    X_all = _rows(eng.samples_x, N, eng.system) if X_all is None else X_all
     t_all = np.asarray(eng.samples_t, float) if t_all is None else t_all
     for (m, j), ks in by_mode.items():
         if m is None:
@@ -74,20 +74,26 @@ def contact_force_arrays(engine, X_all=None, t_all=None):
     return out
 
 
-def _rows(xs):
-    """The recorded states (equal-length 1-D arrays) as the rows of one array: one
-    concatenation (``np.array`` of a list of 500 small arrays costs 1.5x as much)."""
-    flat = np.concatenate(xs).astype(float, copy=False)
-    N = len(xs)
-    if flat.size != N * np.size(xs[0]):
-        return np.array(xs, float)            # unequal lengths: numpy names the problem
-    return flat.reshape(N, -1)
+def _rows(xs, N, system):
+    """The ``N`` recorded states ``x = (q, u, v)`` as the rows of one array: ``xs``
+    holds 1-D states or 2-D blocks of states as rows (one concatenation; ``np.array`` of
+    a list of 500 small arrays costs 1.5x as much, and an engine that records a phase's
+    samples as one block saves the per-row cost on both sides)."""
+    nx = system.nq + system.nu + system.nv
+    try:
+        flat = np.concatenate(xs)
+    except ValueError:                         # rows and blocks mixed
+        flat = np.concatenate([np.reshape(x, (-1, nx)) for x in xs])
+    if flat.size != N * nx:
+        raise ValueError(f"event engine: {flat.size} recorded values for {N} sample times "
+                         f"of {nx} states")
+    return flat.astype(float, copy=False).reshape(N, nx)
 
 
 def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
     """Result from an engine's samples (events included, contact forces attached)."""
     ts = np.fromiter(engine.samples_t, float, len(engine.samples_t))
-    XT = _rows(engine.samples_x)
+    XT = _rows(engine.samples_x, ts.size, system)
     X = XT.T
     stats = dict(stats)
     stats.update(n_windows=engine.n_windows, n_shoots=engine.n_shoots,
