@@ -113,8 +113,9 @@ def test_hanging_chain_at_rest_carries_its_weight_on_the_fast_path():
     assert np.allclose(res["b8.frame_b.y"], -8.0, atol=1e-12)
 
 
-def _pendulum_with(extra):
+def _pendulum_with(extra, fast=True):
     m = md.Model("p")
+    m._tree_fast_path = fast
     w = m.add(pl.World("world"))
     j = m.add(pl.Revolute("j1", phi0=0.5, useAxisFlange=extra == "flange"))
     b = m.add(pl.BodyShape("l1", r=(1.0, 0.0), r_cm=(0.5, 0.0), m=1.0, I=0.1))
@@ -123,14 +124,20 @@ def _pendulum_with(extra):
         m.connect(j.frame_b, b.frame_b)
     else:
         m.connect(j.frame_b, b.frame_a)
-    if extra == "spring":
-        sp = m.add(pl.Spring("sp", c=0.0))
+    if extra == "elements":
+        # force elements and sensors between the tree's frames, and a contact
+        sp = m.add(pl.SpringDamper("sp", c=20.0, d=0.5, s_rel0=0.8))
         m.connect(w.frame, sp.frame_a)
         m.connect(b.frame_b, sp.frame_b)
-    elif extra == "sensor":
-        sen = m.add(pl.RelativeAngle("sen"))
+        f = m.add(pl.Force("f", force=lambda t: (md.sin(3 * t), 0.5)))
+        m.connect(b.frame_b, f.frame_b)
+        tq = m.add(pl.Torque("tq", tau=0.2))
+        m.connect(j.frame_b, tq.frame_b)
+        sen = m.add(pl.RelativeVelocity("sen"))
         m.connect(w.frame, sen.frame_a)
         m.connect(b.frame_b, sen.frame_b)
+        floor = m.add(pl.PointLineContact("floor", r=(1.0, 0.0), p0=(0.0, -1.5), e=0.5))
+        m.connect(b.frame_a, floor.frame)
     elif extra == "hand":
         m.output("twice", 2 * m.parameter("k", 1.0))
     elif extra == "expression":
@@ -140,15 +147,31 @@ def _pendulum_with(extra):
     return m
 
 
-@pytest.mark.parametrize("extra", ["spring", "sensor", "flange", "reversed", "hand",
-                                   "expression"])
+def test_force_elements_sensors_and_contacts_on_the_tree_stay_on_the_fast_path():
+    fm, gm = _pendulum_with("elements", True), _pendulum_with("elements", False)
+    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
+    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
+    assert fs.output_names == gs.output_names and fs.p_names == gs.p_names
+    assert fm._unavailable_outputs == gm._unavailable_outputs
+    # the contact's flows and every flow between it and the World carry the contact force
+    assert {"floor.frame.fy", "j1.frame_b.fx", "j1.frame_a.tau", "world.frame.fx"} <= \
+        set(fm._unavailable_outputs) and "l1.frame_a.fx" not in fm._unavailable_outputs
+    t = np.linspace(0.0, 1.0, 11)
+    a = fs.simulate(1.0, output_times=t, **TIGHT)
+    b = gs.simulate(1.0, output_times=t, **TIGHT)
+    assert np.abs(a.q - b.q).max() < 1e-8
+    for name in ("sp.f", "sp.lossPower", "sen.vx_rel", "floor.gap", "sp.frame_a.fx"):
+        assert np.abs(a[name] - b[name]).max() < 1e-7 * (1 + np.abs(b[name]).max()), name
+
+
+@pytest.mark.parametrize("extra", ["flange", "reversed", "hand", "expression"])
 def test_anything_else_takes_the_generic_path_with_the_same_motion(extra):
     m = _pendulum_with(extra)
     s = m.compile(stabilization=None)
     assert "tree_fast_path" not in m.flatten_stats
-    if extra in ("spring", "sensor", "flange", "hand"):
-        # a zero spring, a sensor, an idle flange or a hand-written output change nothing:
-        # the motion is the plain pendulum's, flattened by the fast path
+    if extra in ("flange", "hand"):
+        # an idle flange or a hand-written output change nothing: the motion is the plain
+        # pendulum's, flattened by the fast path
         ref = _pendulum_with(None)
         rs = ref.compile(stabilization=None)
         assert ref.flatten_stats["tree_fast_path"]

@@ -32,6 +32,11 @@ import time
 
 import casadi as ca
 
+from ..dsl.model import _info
+from ..errors import ModelError
+from ._graph import UNKNOWN
+from .core import TIME
+
 __all__ = ["flatten_tree"]
 
 _B, _U = ca.SX.binary, ca.SX.unary
@@ -130,26 +135,60 @@ class _Node:
 
 
 def _kinds():
+    """``(tree component kinds by class, classes attached to the tree's frames, Frame)``."""
     from . import planar as pl
-    return {pl.World: "world", pl.Fixed: "fixed", pl.FixedTranslation: "rigid",
+    tree = {pl.World: "world", pl.Fixed: "fixed", pl.FixedTranslation: "rigid",
             pl.BodyShape: "bodyshape", pl.Body: "body", pl.Revolute: "revolute",
             pl.Prismatic: "prismatic", pl.Free: "free"}
+    attached = {pl.Spring, pl.Damper, pl.SpringDamper, pl.Force, pl.Torque,
+                pl.PointLineContact, pl.PointPointContact, pl.RelativeAngle,
+                pl.RelativePosition, pl.RelativeVelocity}
+    return tree, attached, pl.Frame
+
+
+_CONTACT_KEYS = ("gap", "tangent", "tangent_velocity", "restitution", "friction",
+                 "tangential_restitution")
+
+
+def _attached_exprs(c):
+    """Every expression an attached component declared (energies, flows, outputs,
+    contact data), for the check of the symbols they use."""
+    out = list(c._V)
+    for cn, ex, energy in c._flows.values():
+        out.extend(ex or ())
+        if isinstance(energy, list):
+            out.extend(energy)
+    out.extend(e for _, e in c._outputs)
+    for kw in c._contacts:
+        for key in _CONTACT_KEYS:
+            v = kw.get(key)
+            out.extend(v if isinstance(v, (list, tuple)) else [v])
+    return [e for e in out if isinstance(e, ca.SX)]
 
 
 def _plan(model, comps):
     """``(kinds, nodes in order from the roots, node of each connector)``, or None when the
-    model is not a tree of the supported components (then the generic path runs)."""
+    model is not a tree of the supported components with force elements, contacts and
+    sensors between its frames (then the generic path runs)."""
     if not getattr(model, "_tree_fast_path", True) or not comps:
         return None
     if any(getattr(model, a) for a in _HAND):
         return None
-    table = _kinds()
+    table, attached, frame_cls = _kinds()
     kinds, worlds = {}, 0
     for c in comps:
         k = table.get(type(c))
-        if k is None or c._children or c._connections or c._problems or c._built:
+        if c._children or c._connections or c._problems or c._built:
             return None
-        if k in ("revolute", "prismatic", "free") and (c.cut or len(c._connectors) != 2):
+        if k is None:
+            if type(c) not in attached or any(type(cn) is not frame_cls
+                                              for cn in c._connectors):
+                return None
+            if c._coords or c._vars or c._speeds or c._kinematics or c._defines or \
+                    c._relations or c._T or c._gforces or c._equations or c._holonomic:
+                return None
+            k = "attached"
+        elif k in ("revolute", "prismatic", "free") and (c.cut or len(c._connectors) != 2):
             return None                  # a loop cut or a drive flange
         for _, ph, val in c._params:
             if isinstance(val, (ca.SX, ca.MX)):
@@ -161,7 +200,8 @@ def _plan(model, comps):
     # every vector entry a parameter of the component or a number
     for c in comps:
         own = {ph.element_hash() for _, ph, _ in c._params}
-        vecs = [getattr(c, "r", ())] + [getattr(c, "_r_cm", ())]
+        vecs = [getattr(c, "r", ())] + [getattr(c, "_r_cm", ())] \
+            if kinds[id(c)] != "attached" else []
         for v in vecs:
             for e in v:
                 if isinstance(e, ca.SX) and not (e.is_symbolic() and e.element_hash() in own):
@@ -211,10 +251,10 @@ def _plan(model, comps):
                 continue
             c = cn.owner
             kind = kinds[id(c)]
+            if kind in ("body", "attached"):
+                continue                 # leaves; attached elements only read the frame
             if kind in ("world", "fixed") or cn.name != "frame_a":
                 return None              # a loop, or a component used from frame_b
-            if kind == "body":
-                continue
             child = node_of[id(c.frame_b)]
             if child.pos is not None:
                 return None              # a loop
@@ -222,7 +262,44 @@ def _plan(model, comps):
             order.append(child)
     if len(order) != len(groups):
         return None                      # frames not reached from a root
+    if not _symbols_known(model, comps, kinds):
+        return None
     return kinds, order, node_of
+
+
+def _symbols_known(model, comps, kinds):
+    """Whether the attached components' expressions use only symbols the fast path gives a
+    value (parameters, coordinates, frame potentials and their rates, time) or the model's
+    own symbols (not, e.g., a flow or an acceleration of another component)."""
+    exprs = [e for c in comps if kinds[id(c)] == "attached" for e in _attached_exprs(c)]
+    if not exprs:
+        return True
+    known = set()
+
+    def add(ph):
+        known.add(ph.element_hash())
+        info = _info(ph)
+        if info is not None and info.deriv is not None:
+            known.add(info.deriv.element_hash())
+
+    add(TIME)
+
+    for c in comps:
+        for _, ph, _ in c._params:
+            add(ph)
+        for d in c._coords:
+            add(d[1])
+        for cn in c._connectors:
+            for ph in cn.__dict__.get("potential_syms", ()):
+                add(ph)
+    for s in ca.symvar(ca.veccat(*exprs)):
+        if s.element_hash() in known:
+            continue
+        info = _info(s)
+        if info is None or info.kind == "placeholder" or info.model_id != model._id or \
+                info.kind in ("multiplier", "acceleration"):
+            return False
+    return True
 
 
 def flatten_tree(model, comps):
@@ -304,47 +381,176 @@ def flatten_tree(model, comps):
     if body_out:
         model.potential_energy(V_all)
         model.kinetic_energy(T_all)
+    # force elements, contacts and sensors on the tree's frames
+    att_flows, unknown, att_out = _attached(model, comps, kinds, node_of, psym, qs)
     # flows (Newton-Euler from the leaves)
-    flows = {}                           # id(connector) -> [fx, fy, tau]
+    flows = dict(att_flows)              # id(connector) -> [fx, fy, tau]
     for node in reversed(order):
         total = [zero, zero, zero]
+        lost = False                     # a contact force acts in the subtree
         for cn in node.members:
             if cn is node.pos:
                 continue
             c = cn.owner
-            f = declared.get(id(c), [zero, zero, zero])
-            if kinds[id(c)] != "body":
-                fb = flows[id(c.frame_b)]
-                f = [_B(_SUB, f[0], fb[0]), _B(_SUB, f[1], fb[1]), _B(_SUB, f[2], fb[2])]
-                d = offsets.get(id(c))
-                if d is not None:        # the force at frame_b moved to frame_a
-                    f[2] = _B(_ADD, f[2], _B(_SUB, _B(_MUL, fb[0], d[1]),
-                                                 _B(_MUL, fb[1], d[0])))
-            flows[id(cn)] = f
-            total = [_B(_ADD, t, fi) for t, fi in zip(total, f)]
+            kind = kinds[id(c)]
+            if kind == "attached":
+                f = flows[id(cn)]
+            else:
+                f = declared.get(id(c), [zero, zero, zero])
+                if kind != "body":
+                    if id(c.frame_b) in unknown:
+                        unknown.add(id(cn))
+                    fb = flows[id(c.frame_b)]
+                    f = [_B(_SUB, f[0], fb[0]), _B(_SUB, f[1], fb[1]),
+                         _B(_SUB, f[2], fb[2])]
+                    d = offsets.get(id(c))
+                    if d is not None:    # the force at frame_b moved to frame_a
+                        f[2] = _B(_ADD, f[2], _B(_SUB, _B(_MUL, fb[0], d[1]),
+                                                     _B(_MUL, fb[1], d[0])))
+                flows[id(cn)] = f
+            if id(cn) in unknown:
+                lost = True
+            else:
+                total = [_B(_ADD, t, fi) for t, fi in zip(total, f)]
+        if lost:
+            unknown.add(id(node.pos))
         flows[id(node.pos)] = [_B(_SUB, zero, t) for t in total]
-    # outputs: every potential and flow, and the bodies' own (as the generic path names them)
+    # outputs: every potential and flow, and the components' own (as the generic path
+    # names them); flows that carry a contact force are not offered
     taken = set(model._names)
+    unavailable = {}
     n_pot = 0
+
+    def out(name, e):
+        if name not in taken:
+            taken.add(name)
+            model.output(name, e)
+
     for c in comps:
         for cn in c._connectors:
             node = node_of[id(cn)]
             n_pot += 3
-            for name, e in zip(("x", "y", "phi", "fx", "fy", "tau"),
-                               [node.x, node.y, node.phi] + flows[id(cn)]):
-                name = f"{cn.path}.{name}"
-                if name not in taken:
-                    taken.add(name)
-                    model.output(name, e)
-        for name, e in body_out.get(id(c), ()):
-            name = f"{c.path}.{name}"
-            if name not in taken:
-                taken.add(name)
-                model.output(name, e)
-    model._unavailable_outputs = {}
+            for name, e in zip(("x", "y", "phi"), (node.x, node.y, node.phi)):
+                out(f"{cn.path}.{name}", e)
+            for name, e in zip(("fx", "fy", "tau"), flows[id(cn)]):
+                if id(cn) in unknown:
+                    unavailable[f"{cn.path}.{name}"] = "it is (or depends on) a contact force"
+                    taken.add(f"{cn.path}.{name}")
+                else:
+                    out(f"{cn.path}.{name}", e)
+        for name, e in body_out.get(id(c), ()) or att_out.get(id(c), ()):
+            out(f"{c.path}.{name}", e)
+    model._unavailable_outputs = unavailable
     t_end = time.perf_counter()
     model.flatten_stats = dict(
         components=len(comps), connectors=len(node_of), potentials=n_pot, nodes=len(order),
         general_nodes=0, aliases_eliminated=n_pot, alias_elimination=0.0,
         flatten=t_end - t_start, tree_fast_path=True)
     return True
+
+
+def _attached(model, comps, kinds, node_of, psym, qs):
+    """Force elements, contacts and sensors whose frames are frames of the tree: their
+    expressions with the frames' potentials and rates, parameters, coordinates and time put
+    in; potential energies, virtual work ``Q = -(ds/dq)^T f`` of the flows that do not come
+    from an energy, contacts (as the generic path). Returns ``(flows of their connectors,
+    ids of connectors whose flow is a contact force, outputs per component)``."""
+    zero = ca.SX(0)
+    att = [c for c in comps if kinds[id(c)] == "attached"]
+    flows, unknown, outputs = {}, set(), {}
+    if not att:
+        return flows, unknown, outputs
+    keys, vals = [], []
+
+    def put(ph, val, rate):
+        keys.append(ph)
+        vals.append(val)
+        info = _info(ph)
+        if info is not None and info.deriv is not None:
+            keys.append(info.deriv)
+            vals.append(rate)
+
+    put(TIME, model.time, ca.SX(1))
+    for c in comps:
+        for _, ph, _ in c._params:
+            put(ph, psym[ph.element_hash()], zero)
+        for (_, ph, *_), (q, qd, _) in zip(c._coords, qs.get(id(c), ())):
+            put(ph, q, qd)
+        for cn in c._connectors:
+            if "potential_syms" in cn.__dict__:
+                n = node_of[id(cn)]
+                for ph, v, r in zip(cn.potential_syms, (n.x, n.y, n.phi), (n.vx, n.vy, n.w)):
+                    put(ph, v, r)
+    # one substitution for everything: energies, flows, virtual-work parts, contacts, outputs
+    items = []                           # (what, component, key, expression)
+    for c in att:
+        items.extend(("V", c, None, v) for v in c._V)
+        for cn, ex, energy in c._flows.values():
+            if ex is None:
+                unknown.add(id(cn))
+                continue
+            for i in range(len(cn.flows)):
+                items.append(("flow", c, (cn, i), ex[i]))
+                d = ex[i]
+                if isinstance(energy, list):
+                    d = d - energy[i]
+                elif energy:
+                    continue
+                if d.is_zero() or d.nnz() == 0 or ca.simplify(d).is_zero():
+                    continue
+                items.append(("vw", c, (cn, i), d))
+        for k, kw in enumerate(c._contacts):
+            for key in _CONTACT_KEYS:
+                v = kw.get(key)
+                if isinstance(v, (list, tuple)):
+                    v = ca.vertcat(*v)
+                if isinstance(v, ca.SX):
+                    items.append(("contact", c, (k, key), v))
+        items.extend(("out", c, name, e) for name, e in c._outputs)
+    done = ca.substitute([e for *_, e in items], [ca.vertcat(*keys)], [ca.vertcat(*vals)])
+    contact_kw = {}
+    vw_f, vw_s = [], []
+    for (what, c, key, _), e in zip(items, done):
+        if what == "V":
+            model.potential_energy(e)
+        elif what == "flow":
+            cn, i = key
+            flows.setdefault(id(cn), [zero, zero, zero])[i] = e
+        elif what == "vw":
+            cn, i = key
+            n = node_of[id(cn)]
+            vw_f.append(e)
+            vw_s.append((n.x, n.y, n.phi)[i])
+        elif what == "contact":
+            contact_kw[(id(c), *key)] = e
+        else:
+            outputs.setdefault(id(c), []).append((key, e))
+    for c in att:
+        for cn in c._connectors:
+            flows.setdefault(id(cn), [zero, zero, zero])
+    coords = ca.vertcat(*[co["sym"] for co in model.coords]) if model.coords else \
+        ca.SX(0, 1)
+    if vw_f and coords.numel():
+        J = ca.jacobian(ca.vertcat(*vw_s), coords)
+        Q = -ca.mtimes(J.T, ca.vertcat(*vw_f))
+        for j, co in enumerate(model.coords):
+            if not Q[j].is_zero():
+                model.generalized_force(Q[j], co["sym"])
+    problems = []
+    for c in att:
+        for k, kw in enumerate(c._contacts):
+            kw = dict(kw)
+            name = f"{c.path}.{kw.pop('name')}"
+            for key in _CONTACT_KEYS:
+                if (id(c), k, key) in contact_kw:
+                    kw[key] = contact_kw[(id(c), k, key)]
+            g = kw.get("gap")
+            if isinstance(g, ca.SX) and (not coords.numel() or not ca.depends_on(g, coords)):
+                problems.append(f"model '{model.name}': {c.path}: contact '{name}' has a gap "
+                                "that no coordinate changes (its flange is fixed, not on a "
+                                "mass or an inertia); connect it to a moving body")
+                continue
+            model.contact(name, **kw)
+    if problems:
+        raise ModelError(problems)
+    return flows, unknown, outputs
