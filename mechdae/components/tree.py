@@ -20,13 +20,21 @@ hand-written part, flattening writes the equations directly in joint coordinates
   values the generic path's relation multipliers take (they use accelerations: results
   evaluate them from the equations of motion).
 
+Force elements, contacts and sensors between the tree's frames (:class:`~.planar.Spring`,
+``Damper``, ``SpringDamper``, ``Force``, ``Torque``, ``PointLineContact``,
+``PointPointContact``, ``RelativeAngle``/``Position``/``Velocity``) are *attached*: their
+expressions get the frames' potentials and rates in one substitution, and they enter as
+in the generic path (potential energy, virtual work ``Q = -(ds/dq)^T f`` of the rest of the
+flow, ``Model.contact``, outputs); their flows join the node balances, and a flow that
+carries a contact force is not offered, as there.
+
 Nothing of the generic machinery (alias elimination, node resolution, relation flows,
-substitution to a fixpoint) runs, and the components never build their CasADi equations,
-so the cost is a few CasADi calls per link, as for a hand-written model. Anything else -- a
-force element, sensor, contact, drive flange, a loop, a joint used from ``frame_b`` to
-``frame_a``, an expression as a parameter, hand-written terms in the Model -- and the model
-takes the generic path (same answers; ``model._tree_fast_path = False`` forces it, which
-tests use to compare the two).
+substitution to a fixpoint) runs, and the tree's components never build their CasADi
+equations, so the cost is a few CasADi calls per link, as for a hand-written model.
+Anything else -- a drive flange, a loop, a joint used from ``frame_b`` to ``frame_a``, an
+expression as a parameter, a component of another library, hand-written terms in the
+Model -- and the model takes the generic path (same answers; ``model._tree_fast_path =
+False`` forces it, which tests use to compare the two).
 """
 import time
 
@@ -34,7 +42,6 @@ import casadi as ca
 
 from ..dsl.model import _info
 from ..errors import ModelError
-from ._graph import UNKNOWN
 from .core import TIME
 
 __all__ = ["flatten_tree"]
