@@ -39,7 +39,15 @@ class CycleLogic:
         mode = self.mode
         cy = memo.get(mode, False)
         if cy is False:
-            cy = memo[mode] = self._build_cycle(ph)
+            z = self.zeno_opts
+            key = ("cycle", id(ph[0]), self.e_n.tobytes(), self.e_t.tobytes(),
+                   self.mu.tobytes(), self.gap_tol, self.vel_tol, self.rest_velocity,
+                   None if z is None else tuple(sorted(z.items())), self.zeno_action)
+            loc = self.local()          # per thread, with the phase it drives
+            cy = loc.get(key, False)
+            if cy is False:
+                cy = loc[key] = self._build_cycle(ph)
+            memo[mode] = cy
         if cy is None or self.pending is not None:
             return None
         if _imp._kernels().impact is not _imp._FAST[0]:
@@ -104,7 +112,7 @@ class CycleLogic:
         T = r["T_out"]
         if T.size:
             self.samples_t.extend(T.tolist())
-            self.samples_x.extend(r["X_out"])
+            self.samples_x.append(r["X_out"])          # one block of rows
             self.samples_mode.extend([mode] * T.size)
             self.k_out += r["n_out"]
         log = r["log"]
@@ -134,15 +142,15 @@ class CycleLogic:
         self._stiff_mode = None
         self._stiff_tries = 0
         self.zero_steps = 0
-        events, names, nt = self.events, self.names, self.nt
-        for row in log:
-            t, i, E0, E1, mo = row[:5].tolist()
+        events, names, nt, logs = self.events, self.names, self.nt, self.impact_log
+        P = log[:, 5:5 + d].copy()              # own arrays; the records are row views
+        vm = log[:, 5 + d:5 + 2 * d].copy()
+        vp = log[:, 5 + 2 * d:5 + 3 * d].copy()
+        for k, (t, i, E0, E1, mo) in enumerate(log[:, :5].tolist()):
             i = int(i)
             n = 1 + nt[i]
             name = names[i]
-            events.append(Event(t, name, "impact", row[5:5 + n].copy(), E0, E1,
-                                v_minus=row[5 + d:5 + d + n].copy(),
-                                v_plus=row[5 + 2 * d:5 + 2 * d + n].copy(),
-                                energy_impact=(E0, E1), status="unique",
+            events.append(Event(t, name, "impact", P[k, :n], E0, E1, v_minus=vm[k, :n],
+                                v_plus=vp[k, :n], energy_impact=(E0, E1), status="unique",
                                 modes={name: MODE_NAMES[int(mo)]}))
-            self.impact_log[i].append(t)
+            logs[i].append(t)

@@ -7,6 +7,7 @@ window's sub-samples), and hands the event to the mode logic (:mod:`.modes`,
 :mod:`.impacts`, :mod:`.accumulation`). It is used by ``method="event"`` and by
 ``method="auto"`` (which takes over with time stepping across chattering).
 """
+import threading
 import warnings
 
 import numpy as np
@@ -97,7 +98,11 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
                     if ct is False:
                         ct = system._integrators[ckey] = compiled_terms(tf)
             if ct is not None:
-                self._terms_call, self._energy_call = terms_cfunction(ct)
+                loc = self.local()
+                got = loc.get(("terms", self.skey))
+                if got is None:
+                    got = loc[("terms", self.skey)] = terms_cfunction(ct)
+                self._terms_call, self._energy_call = got
         if self._terms_call is None:
             self._terms_call = Buffered(tf)
         # the Runge-Kutta pair of the modes without a closed contact: 8th order at tight
@@ -137,6 +142,16 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
         if self.nc:
             out[-2 * self.nc:] = self.dref
         return out
+
+    def local(self):
+        """This thread's store on the System of the engine's C objects (terms, phases,
+        cycles): their buffers are only used within one C call, so the engines of one
+        thread may share them (built once, not per run); threads never do."""
+        key = ("event-local", threading.get_ident())
+        loc = self.system._integrators.get(key)
+        if loc is None or len(loc) > 512:
+            loc = self.system._integrators[key] = {}
+        return loc
 
     def modeset(self, mode):
         key = ("event-mode", mode, self.skey, self.rtol, self.atol, self.gains, self.nsub,
@@ -302,26 +317,33 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
         or None (cvodes:
         ``phase_integrator="cvodes"``, no working compiler, or no scalar form)."""
         got = self._phases.get(mode, False)
-        if got is False:
-            got = None
-            if self.phase_integrator != "cvodes":
-                ms = self.modeset(mode)
-                cm = ms.compiled()
-                if cm is not None:
-                    from .. import _ode
-                    rhs, ev, lam, state = cm.functions()
-                    ph = _ode.Phase(rhs, ev if cm.ne else None, cm.nx, cm.ne,
-                                    self._event_shift(ms) if cm.ne else None)
-                    method = self.rk_method if all(mo == OPEN for mo in mode) else 0
-                    got = (ph, rhs, ev, lam, self._stable_step(mode, method), ms.desc, state,
-                           method)
-                elif self.phase_integrator == "rk":
-                    raise SolverError(f"{self.system.name}: phase_integrator='rk' needs "
-                                      "generated C (a working C compiler, CC, and "
-                                      "MECHDAE_CODEGEN not 0); use phase_integrator='auto' "
-                                      "to fall back to cvodes")
-            self._phases[mode] = got
-        return got
+        if got is False and self.phase_integrator != "cvodes":
+            key = ("phase", mode, self.skey, self.rtol, self.atol, self.gains, self.nsub,
+                   tuple(sorted(self.integrator_options.items())), self.gap_tol,
+                   self.rk_method, self.H.tobytes(), self.K.tobytes())
+            loc = self.local()
+            got = self._phases[mode] = loc.get(key, False)
+            if got is False:
+                got = self._phases[mode] = loc[key] = self._new_phase(mode)
+        return got or None
+
+    def _new_phase(self, mode):
+        """The :meth:`phase` tuple of ``mode`` built anew (None: no generated C)."""
+        ms = self.modeset(mode)
+        cm = ms.compiled()
+        if cm is None:
+            if self.phase_integrator == "rk":
+                raise SolverError(f"{self.system.name}: phase_integrator='rk' needs "
+                                  "generated C (a working C compiler, CC, and "
+                                  "MECHDAE_CODEGEN not 0); use phase_integrator='auto' "
+                                  "to fall back to cvodes")
+            return None
+        from .. import _ode
+        rhs, ev, lam, state = cm.functions()
+        ph = _ode.Phase(rhs, ev if cm.ne else None, cm.nx, cm.ne,
+                        self._event_shift(ms) if cm.ne else None)
+        method = self.rk_method if all(mo == OPEN for mo in mode) else 0
+        return (ph, rhs, ev, lam, self._stable_step(mode, method), ms.desc, state, method)
 
     def _stable_step(self, mode, method):
         """Largest step keeping the stabilized constraint errors of ``mode`` decaying
@@ -364,7 +386,7 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
         if T.size:
             self._note_dref(len(self.samples_t))
             self.samples_t.extend(T.tolist())
-            self.samples_x.extend(r["X_out"])
+            self.samples_x.append(r["X_out"])          # one block of rows
             self.samples_mode.extend([mode] * T.size)
             self.k_out += T.size
         self.t, self.x, self.xd = float(r["t"]), r["x"], r["xdot"]

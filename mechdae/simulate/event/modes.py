@@ -400,7 +400,7 @@ class ModeLogic:
                 break
             _, MW, D, _ = self.contact_space(tm, idx)
             dxi = -MW[:, 0::d] @ _psolve(D[0::d, 0::d], g)
-            Nq = np.array(self.system.functions["N"](y[:nq], self.pv))
+            Nq = self._N(y[:nq])
             y[:nq] = y[:nq] + Nq @ dxi
         tm = self.terms(y, t)
         _, MW, D, _ = self.contact_space(tm, idx)
@@ -414,6 +414,32 @@ class ModeLogic:
         if np.max(np.abs(vv)) > 0:
             y[nq:nq + nu] = u - MW[:, rows] @ _psolve(D[np.ix_(rows, rows)], vv)
         return y
+
+    def _N(self, q):
+        """``N(q)`` of ``q' = N(q) u``: evaluated once per System when it depends on
+        neither ``q`` nor the parameters (minimal coordinates without quaternions), once
+        per run when it depends on the parameters only."""
+        got = self.__dict__.get("_N_const")
+        if got is not None:
+            return got
+        cache = self.system._integrators
+        F = self.system.functions["N"]
+        dep = cache.get("N-depends")
+        if dep is None:
+            dep = cache["N-depends"] = (any(F.which_depends("q", ["N"], 1, True)),
+                                        any(F.which_depends("p", ["N"], 1, True)))
+        if not dep[0] and not dep[1]:
+            got = cache.get("N-const")
+            if got is None:
+                got = np.array(F(q, self.pv))
+                got.flags.writeable = False        # shared by every engine
+                cache["N-const"] = got
+            self._N_const = got
+            return got
+        N = np.array(F(q, self.pv))
+        if not dep[0]:
+            self._N_const = N
+        return N
 
     def _handle(self, which):
         kinds = {kd for _, kd in which}
