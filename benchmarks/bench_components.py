@@ -13,15 +13,20 @@
    The spatial library's chain (``sp.Revolute`` about z) is reported beside it.
    Then both chains again with ``compile(evaluate=True)`` (parameters folded in as numbers).
 
-   Measured (load ~1, after cvodes' default became Adams-first): default compile 0.70 s
-   against 61 ms (ratio 11.4, target 2: not met; the time is ~7,000 CasADi calls of 45-90
-   us in building, flattening and deriving); simulate 2 s 411 ms against 47 ms, per rhs
-   8.4x (the relative-angle mass matrix has 25,871 instructions against 6,513: too large to
-   compile, it runs interpreted). With ``evaluate=True`` the components' mass matrix has
-   8,935 instructions and the right-hand side runs as generated C (at -O1: its source is
-   past codegen.LARGE_SOURCE): simulate 55 ms, per rhs 1.12x nlink_chain.py's (1.16x its
-   evaluated build); compile stays 11.9x. (Under BDF, earlier in the session and loaded:
-   per rhs 0.94-1.06x with evaluate=True, 1.3-1.6x without.)
+   Measured (load ~1.5, best of 3), with the tree fast path of the flattening
+   (mechdae/components/tree.py: frames in closed form from the root, energies in joint
+   coordinates, cut forces by Newton-Euler; the components build no CasADi equations):
+   default compile 95 ms against 62 ms (ratio 1.5, target 2: met; was 0.70 s, 11.4x):
+   build 6.5 ms, flatten 32 ms, compile_model 50 ms (nlink_chain.py: build 35 ms, derive
+   22 ms). The mass matrix has 11,767 instructions (was 25,871; nlink_chain.py 6,513) and
+   runs as generated C: simulate 2 s 60 ms against 47 ms, per rhs 1.25x (was 8.4x). With
+   ``evaluate=True``: M 8,877 instructions (was 8,935; nlink_chain.py's evaluated build
+   4,559), per rhs 1.09x. Where the rest of M goes: joint (relative) coordinates -- the same
+   chain written by hand in relative angles has M 8,282 (evaluated 6,327) -- and per-link
+   parameters r, r_cm, m, I (6 per link against 3 shared), whose frame_b and center-of-mass
+   kinematics are separate expressions even where r = r_cm.
+   The spatial chain takes the generic path: compile 2.36 s (37.8x), M 62,347 nodes,
+   per rhs 21x.
 3. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
    flat equations per component) through every stage: component construction, flattening
    (alias elimination included), index reduction, derivation; the growth exponent between
