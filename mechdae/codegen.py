@@ -197,7 +197,7 @@ _MAPS_MAX = 256
 # one SX function of at most _CHUNK_INSTRUCTIONS instructions with the inputs (outputs) of
 # a point stacked in one column: a serial map pays about 0.4 us of call overhead per point
 # and a Python-side set_arg per input, more than a small function's own instructions (the
-# ball's 15-instruction energy at 501 points: 345 us as a serial map, about 60 in chunks)
+# ball's 15-instruction energy at 501 points: 345 us as a serial map, 90 in chunks)
 _CHUNK_MAX, _CHUNK_MIN, _CHUNK_INSTRUCTIONS = 64, 4, 4096
 
 
@@ -285,8 +285,9 @@ def _chunk(f, reduce_in):
 
 
 def map_call(f, n, args, reduce_in=()):
-    """``f`` evaluated at ``n`` points in one call, on buffers of this call (numpy arrays
-    are handed over without conversion to DM; safe across threads): a small scalar
+    """``f`` evaluated at ``n`` points in one call, on this thread's buffer (numpy arrays
+    of this call are handed over without conversion to DM; safe across threads): a small
+    scalar
     function through one SX function of ``C`` points (:class:`_Chunk`, built once per
     function) mapped over the chunks, the last padded with copies of the last point;
     others through a serial ``Function.map`` built once per ``n``. Both run CasADi's
@@ -404,7 +405,7 @@ def _map_serial(f, n, args, reduce_in):
     """:func:`map_call` through a serial ``Function.map`` of ``n`` points (cached per
     ``n``; the inputs of ``reduce_in`` broadcast to every point)."""
     m = _cached((id(f), n), f, lambda: f.map(n, "serial"))
-    buf, ev = m.buffer()
+    buf, ev = _buffer(m)
     keep = []
     for i, a in enumerate(args):
         size = m.nnz_in(i)

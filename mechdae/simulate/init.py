@@ -148,7 +148,7 @@ def check_mass_matrix(system, q, pv):
         return
     f = system.functions["M"]
     # M(p) independent of q: checked once per parameter vector (cached on the System)
-    checked = once(system.__dict__, "_mass_checked",
+    checked = once(system._integrators, "mass-checked",
                    lambda: {} if not f.sparsity_jac(0, 0).nnz() else False)
     key = np.ascontiguousarray(pv, dtype=float).tobytes() if checked is not False else None
     if key is not None and key in checked:

@@ -504,10 +504,16 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
     return open_result(w.path, system)
 
 
+def has_energies(system):
+    """Whether the model defines a kinetic or potential energy (the Result's ``energy``)."""
+    return bool(system.has_energy or system._d.V.numel() and not system._d.V.is_zero())
+
+
 def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None,
-                solve_multipliers=True):
+                solve_multipliers=True, energies=None):
     """Build the Result: multipliers (min-norm SVD solve; skipped with
-    ``solve_multipliers=False``), residuals, energy, rank drops."""
+    ``solve_multipliers=False``), residuals, energy (``energies``: ``(T, V)`` at ``ts``
+    when the caller has them already), rank drops."""
     nq, nu, nv = system.nq, system.nu, system.nv
     N = ts.size
     Q, U, V = X[:nq].T, X[nq:nq + nu].T, X[nq + nu:].T
@@ -558,7 +564,10 @@ def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None,
     stats["rank_drops"] = len(rank_drop_times)
     stats["rank_drop_times"] = rank_drop_times[:100]
     energy = kinetic = potential = None
-    if system.has_energy or system._d.V.numel() and not system._d.V.is_zero():
+    if energies is not None:
+        kinetic, potential = energies
+        energy = kinetic + potential
+    elif has_energies(system):
         Tk, Vp = map_call(F["energy"], N, [Q.T, U.T, T1, P], (3,))
         kinetic, potential = Tk.ravel(), Vp.ravel()
         energy = kinetic + potential

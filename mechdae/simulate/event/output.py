@@ -5,16 +5,20 @@ The engine records states at the output times and before/after each event
 post-processing (:func:`mechdae.simulate.smooth.postprocess`), the events in time order,
 the contact forces ``[lambda_n, lambda_t...]`` of the mode in force at each sample
 (the mode's generated C, else :meth:`.phase.ModeSet.forces`, one cached map per mode)
-and the modes.
+and the modes. The energies ``T, V`` at the samples come from generated C as well
+(:func:`energy_columns`: one C call per sample, 20 us for 500 samples instead of 90 for
+CasADi's evaluation of the same instructions).
 """
 import time as _time
 
+import casadi as ca
 import numpy as np
 
-from ..smooth import postprocess
+from ...codegen import library, once
+from ..smooth import has_energies, postprocess
 from .phase import OPEN, SLIDE_2D
 
-__all__ = ["build_result", "contact_force_arrays"]
+__all__ = ["build_result", "contact_force_arrays", "energy_columns"]
 
 
 def _groups(modes):
@@ -90,6 +94,38 @@ def _rows(xs, N, system):
     return flat.astype(float, copy=False).reshape(N, nx)
 
 
+def _energy_library(system):
+    """``(lib, signature)`` of ``energy_tv(x, t, p) -> (T, V)`` as generated C (cached on
+    the System), ``(None, None)`` without a compiler or an energy."""
+    def build():
+        f = system.functions["energy"]
+        if not has_energies(system):
+            return None, None
+        sym = ca.SX.sym if f.is_a("SXFunction") else ca.MX.sym
+        nq, nu = system.nq, system.nu
+        x, t, p = sym("x", nq + nu + system.nv), sym("t"), sym("p", f.nnz_in(3))
+        T, V = f(x[:nq], x[nq:nq + nu], t, p)
+        fe = ca.Function("energy_tv", [x, t, p], [ca.densify(ca.vertcat(T, V))])
+        lib = library([fe], compiled="auto", what=f"the energies of {system.name}")
+        if lib is None:
+            return None, None
+        addr, sizes, _, _ = lib.symbol("energy_tv")
+        return lib, (addr, sizes, [x.numel(), 1, p.numel()], [(2, 1)])
+    return once(system._integrators, "event-energy-c", build)
+
+
+def energy_columns(system, XT, ts, pv):
+    """Kinetic and potential energy at the samples (``XT``: states as rows, ``ts``: times)
+    through generated C, or None (no compiler, no energy: the caller evaluates the
+    Function)."""
+    lib, sig = _energy_library(system)
+    if lib is None:
+        return None
+    from .. import _ode
+    E = _ode.CFunction(*sig, keep=lib).columns(XT.T, ts, np.asarray(pv, float))
+    return np.ascontiguousarray(E[0]), np.ascontiguousarray(E[1])
+
+
 def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
     """Result from an engine's samples (events included, contact forces attached)."""
     ts = np.fromiter(engine.samples_t, float, len(engine.samples_t))
@@ -100,7 +136,8 @@ def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
                  n_rk_phases=engine.n_rk, n_rk_steps=engine.n_steps,
                  modes=sorted(set(engine.samples_mode) - {None}))
     res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report,
-                      events=sorted(engine.events, key=lambda e: e.t))
+                      events=sorted(engine.events, key=lambda e: e.t),
+                      energies=energy_columns(system, XT, ts, pv))
     res.contact_forces = contact_force_arrays(engine, XT, ts)
     res.modes = list(engine.samples_mode)
     res.stats["wall_time"] = _time.perf_counter() - wall0
