@@ -72,8 +72,6 @@ def contact_laws(system, pv):
     if nc == 0:
         z = np.zeros(0)
         return z, z.copy(), z.copy()
-    from ..contact.closure import reject
-    reject(system, f"simulate (model '{system.name}')")
     pv = np.ascontiguousarray(pv, dtype=float)
     # validated values per parameter vector, cached on the System (a run evaluates them
     # once: 150 us of DM conversions); each caller gets arrays of its own
@@ -84,7 +82,9 @@ def contact_laws(system, pv):
             values = cache.setdefault("values", {})
     key = pv.tobytes()
     laws = values.get(key)
-    if laws is None:
+    if laws is None:                 # (a System with cached laws has passed reject())
+        from ..contact.closure import reject
+        reject(system, f"simulate (model '{system.name}')")
         laws = _evaluate(system, pv)
         with LOCK:
             if len(values) >= _MAX_CACHED:

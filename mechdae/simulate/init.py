@@ -16,6 +16,7 @@ import numpy as np
 
 from .._threads import LOCK
 from ..codegen import once, point_call
+from .init_outputs import split_output_values, solve_output_values, solve_output_speeds
 
 __all__ = ["initial_state", "project_state", "project_general", "normalize_quaternions"]
 
@@ -115,7 +116,6 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
     init_report : dict
         ``{name: (given, used)}`` for every coordinate or speed that changed.
     """
-    from .init_outputs import split_output_values, solve_output_values, solve_output_speeds
     q0, outs = split_output_values(system, q0)
     v0, outs_v = split_output_values(system, v0, speeds=True)
     qa, ua, va, gq, gu, gv = system.state_arrays(q0, v0, given_v=True)

@@ -95,8 +95,9 @@ def _rows(xs, N, system):
 
 
 def _energy_library(system):
-    """``(lib, signature)`` of ``energy_tv(x, t, p) -> (T, V)`` as generated C (cached on
-    the System), ``(None, None)`` without a compiler or an energy."""
+    """``(lib, (CFunction, address, sizes, in_sizes, out_shapes))`` of
+    ``energy_tv(x, t, p) -> (T, V)`` as generated C (cached on the System), ``(None,
+    None)`` without a compiler or an energy."""
     def build():
         f = system.functions["energy"]
         if not has_energies(system):
@@ -109,8 +110,9 @@ def _energy_library(system):
         lib = library([fe], compiled="auto", what=f"the energies of {system.name}")
         if lib is None:
             return None, None
+        from .. import _ode
         addr, sizes, _, _ = lib.symbol("energy_tv")
-        return lib, (addr, sizes, [x.numel(), 1, p.numel()], [(2, 1)])
+        return lib, (_ode.CFunction, addr, sizes, [x.numel(), 1, p.numel()], [(2, 1)])
     return once(system._integrators, "event-energy-c", build)
 
 
@@ -121,8 +123,7 @@ def energy_columns(system, XT, ts, pv):
     lib, sig = _energy_library(system)
     if lib is None:
         return None
-    from .. import _ode
-    E = _ode.CFunction(*sig, keep=lib).columns(XT.T, ts, np.asarray(pv, float))
+    E = sig[0](*sig[1:], keep=lib).columns(XT.T, ts, np.asarray(pv, float))
     return np.ascontiguousarray(E[0]), np.ascontiguousarray(E[1])
 
 
