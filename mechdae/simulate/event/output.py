@@ -32,14 +32,14 @@ def _groups(modes):
     return {m: np.flatnonzero(c == i) for m, i in code.items()}
 
 
-def contact_force_arrays(engine, X_all=None, t_all=None):
+def contact_force_arrays(engine, X_all=None, t_all=None, groups=None):
     """Contact forces ``[lambda_n, lambda_t...]`` per contact at every recorded sample
-    (``X_all``: the samples' states as rows, ``t_all`` their times, when already at
-    hand)."""
+    (``X_all``: the samples' states as rows, ``t_all`` their times, ``groups`` the
+    samples of each mode, when already at hand)."""
     eng = engine
     N = len(eng.samples_t)
     out = {n: np.zeros((N, 1 + nt)) for n, nt in zip(eng.names, eng.nt)}
-    groups = _groups(eng.samples_mode)
+    groups = _groups(eng.samples_mode) if groups is None else groups
     if all(m is not None and all(mo == OPEN for mo in m) for m in groups):
         return out                               # no contact closed anywhere: zero forces
     log = eng.dref_log
@@ -132,14 +132,15 @@ def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
     ts = np.fromiter(engine.samples_t, float, len(engine.samples_t))
     XT = _rows(engine.samples_x, ts.size, system)
     X = XT.T
+    groups = _groups(engine.samples_mode)
     stats = dict(stats)
     stats.update(n_windows=engine.n_windows, n_shoots=engine.n_shoots,
                  n_rk_phases=engine.n_rk, n_rk_steps=engine.n_steps,
-                 modes=sorted(set(engine.samples_mode) - {None}))
+                 modes=sorted(m for m in groups if m is not None))
     res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report,
                       events=sorted(engine.events, key=lambda e: e.t),
                       energies=energy_columns(system, XT, ts, pv))
-    res.contact_forces = contact_force_arrays(engine, XT, ts)
+    res.contact_forces = contact_force_arrays(engine, XT, ts, groups)
     res.modes = list(engine.samples_mode)
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res
