@@ -119,12 +119,28 @@ class Frame(Connector):
     support_hint = ("connect it through joints to the World (sp.Revolute, sp.Spherical, ...; "
                     "sp.FreeMotion for a body that moves freely) or to a sp.Fixed frame")
 
-    def __init__(self, owner, name):
-        super().__init__(owner, name)
-        self.r = ca.vertcat(*self.potential_syms[:3])
-        self.R = _mat(self.potential_syms[3:])
-        self.Fr = ca.vertcat(*self.flow_syms[:3])
-        self.FR = _mat(self.flow_syms[3:])
+    # r, R, Fr, FR: made on first use (the tree fast path never needs them)
+    @property
+    def r(self):
+        return self._part("r", lambda: ca.vertcat(*self.potential_syms[:3]))
+
+    @property
+    def R(self):
+        return self._part("R", lambda: _mat(self.potential_syms[3:]))
+
+    @property
+    def Fr(self):
+        return self._part("Fr", lambda: ca.vertcat(*self.flow_syms[:3]))
+
+    @property
+    def FR(self):
+        return self._part("FR", lambda: _mat(self.flow_syms[3:]))
+
+    def _part(self, key, make):
+        d = self.__dict__
+        if "_" + key not in d:
+            d["_" + key] = make()
+        return d["_" + key]
 
     def derived_outputs(self):
         t_world = vee2(ca.mtimes(self.FR, self.R.T))
@@ -189,6 +205,8 @@ class World(Component):
         self.g = self.parameter("g", g)
         self.n = _unit(self, "n", n, 3)
         self.frame = self.connector(Frame, "frame")
+
+    def _build_equations(self):
         self.define(self.frame, _frame_values([0.0] * 3, np.eye(3)))
 
     @property
@@ -204,10 +222,13 @@ class Fixed(Component):
 
     def __init__(self, name, r=(0.0, 0.0, 0.0), n=(0.0, 0.0, 1.0), angle=0.0):
         super().__init__(name)
-        r = _vec3(self, "r", r)
-        R = axis_rotation(_unit(self, "n", n, 3), self.parameter("angle", angle))
+        self.r = _vec3(self, "r", r)
+        self.n = _unit(self, "n", n, 3)
+        self.angle = self.parameter("angle", angle)
         self.frame = self.connector(Frame, "frame")
-        self.define(self.frame, _frame_values(r, R))
+
+    def _build_equations(self):
+        self.define(self.frame, _frame_values(self.r, axis_rotation(self.n, self.angle)))
 
 
 class FixedTranslation(Component):
@@ -218,6 +239,8 @@ class FixedTranslation(Component):
         self.r = _vec3(self, "r", r)
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
+
+    def _build_equations(self):
         _moving(self, self.frame_a, self.frame_b, self.r, ca.SX.eye(3))
 
 
@@ -228,10 +251,13 @@ class FixedRotation(Component):
     def __init__(self, name, r=(0.0, 0.0, 0.0), n=(0.0, 0.0, 1.0), angle=0.0):
         super().__init__(name)
         self.r = _vec3(self, "r", r)
-        R = axis_rotation(_unit(self, "n", n, 3), self.parameter("angle", angle))
+        self.n = _unit(self, "n", n, 3)
+        self.angle = self.parameter("angle", angle)
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
-        _moving(self, self.frame_a, self.frame_b, self.r, R)
+
+    def _build_equations(self):
+        _moving(self, self.frame_a, self.frame_b, self.r, axis_rotation(self.n, self.angle))
 
 
 # ---------------------------------------------------------------------- bodies
@@ -257,18 +283,24 @@ def _inertia_params(comp, I):
     e = {}
     for (i, j) in ((1, 1), (2, 2), (3, 3), (2, 1), (3, 1), (3, 2)):
         e[(i, j)] = e[(j, i)] = comp.parameter(f"I_{i}{j}", float(A[i - 1, j - 1]))
+    comp._I_entries = e                  # (i, j) 1-based -> parameter placeholder
     return ca.vertcat(*[ca.horzcat(*[e[(i, j)] for j in (1, 2, 3)]) for i in (1, 2, 3)])
 
 
 class _Inertial(Component):
     """A rigid body at ``r_cm`` from ``frame_a`` (in frame_a): mass ``m``, inertia ``I``
-    about the center of mass in frame_a axes; weight from the model's World."""
+    about the center of mass in frame_a axes; weight from the model's World. The constructor
+    declares the parameters; the energies, flows and outputs are built by
+    :meth:`_build_equations` when the generic flattening needs them."""
 
-    def _body(self, m, I, r_cm):
-        a = self.frame_a
-        mass = self.parameter("m", m)
-        J = _inertia_params(self, I)
+    def _declare(self, m, I, r_cm):
+        self._m = self.parameter("m", m)
+        self._J = _inertia_params(self, I)
+        self._r_cm = r_cm
         self._g = [placeholder(f"{self.name}.gravity[{k}]") for k in (1, 2, 3)]
+
+    def _build_equations(self):
+        a, mass, J, r_cm = self.frame_a, self._m, self._J, self._r_cm
         c = a.r + ca.mtimes(a.R, ca.vertcat(*r_cm))
         v = der(c)
         w = a.angular_velocity()
@@ -296,7 +328,7 @@ class Body(_Inertial):
     def __init__(self, name, m=1.0, I=0.1, r_cm=(0.0, 0.0, 0.0)):
         super().__init__(name)
         self.frame_a = self.connector(Frame, "frame_a")
-        self._body(m, I, _vec3(self, "r_cm", r_cm))
+        self._declare(m, I, _vec3(self, "r_cm", r_cm))
 
 
 class BodyShape(_Inertial):
@@ -308,7 +340,10 @@ class BodyShape(_Inertial):
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
         self.r = _vec3(self, "r", r)
-        self._body(m, I, _vec3(self, "r_cm", r_cm))
+        self._declare(m, I, _vec3(self, "r_cm", r_cm))
+
+    def _build_equations(self):
+        super()._build_equations()
         _moving(self, self.frame_a, self.frame_b, self.r, ca.SX.eye(3))
 
 
@@ -399,11 +434,13 @@ class Revolute(_Joint):
         super().__init__(name, cut)
         self.n = _unit(self, "n", n, 3)
         self.phi = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
+        if useAxisFlange:
+            self._axis(_rot_lib.Flange, self.phi)
+
+    def _build_equations(self):
         _moving(self, self.frame_a, self.frame_b, [0.0] * 3, axis_rotation(self.n, self.phi),
                 closure=_hinge_closure(self.frame_a, self.frame_b, self.n, self.phi),
                 loop_cut=True)
-        if useAxisFlange:
-            self._axis(_rot_lib.Flange, self.phi)
 
 
 class Prismatic(_Joint):
@@ -414,10 +451,12 @@ class Prismatic(_Joint):
         super().__init__(name, cut)
         self.n = _unit(self, "n", n, 3)
         self.s = self.coordinate("s", default=s0, speed="v", speed_default=v0)
-        _moving(self, self.frame_a, self.frame_b, [float(x) * self.s for x in self.n],
-                ca.SX.eye(3))
         if useAxisFlange:
             self._axis(_tr_lib.Flange, self.s)
+
+    def _build_equations(self):
+        _moving(self, self.frame_a, self.frame_b, [float(x) * self.s for x in self.n],
+                ca.SX.eye(3))
 
 
 class Cylindrical(_Joint):

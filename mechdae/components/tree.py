@@ -120,7 +120,8 @@ _MAKERS = {"rigid": _make_rigid, "prismatic": _make_prismatic, "body": _make_bod
 
 class _Node:
     """A frame node: position, angle and their first and second rates (SX scalars)."""
-    __slots__ = ("x", "y", "phi", "vx", "vy", "w", "ax", "ay", "al", "cs", "pos", "members")
+    __slots__ = ("x", "y", "phi", "vx", "vy", "w", "ax", "ay", "al", "cs", "pos", "members",
+                 "st")
 
     def __init__(self, members):
         self.members = members           # connectors joined here
@@ -141,8 +142,16 @@ class _Node:
                 *self.cos_sin()]
 
 
-def _kinds():
-    """``(tree component kinds by class, classes attached to the tree's frames, Frame)``."""
+def _kinds(lib):
+    """``(tree component kinds by class, classes attached to the tree's frames, Frame)`` of
+    the planar or the spatial library."""
+    if lib == "spatial":
+        from . import spatial as sp
+        tree = {sp.World: "world", sp.Fixed: "fixed", sp.FixedTranslation: "rigid",
+                sp.FixedRotation: "rotation", sp.BodyShape: "bodyshape",
+                sp.BodyBox: "bodyshape", sp.BodyCylinder: "bodyshape", sp.Body: "body",
+                sp.Revolute: "revolute", sp.Prismatic: "prismatic"}
+        return tree, set(), sp.Frame
     from . import planar as pl
     tree = {pl.World: "world", pl.Fixed: "fixed", pl.FixedTranslation: "rigid",
             pl.BodyShape: "bodyshape", pl.Body: "body", pl.Revolute: "revolute",
@@ -181,7 +190,8 @@ def _plan(model, comps):
         return None
     if any(getattr(model, a) for a in _HAND):
         return None
-    table, attached, frame_cls = _kinds()
+    lib = "spatial" if type(comps[0]).__module__.endswith(".spatial") else "planar"
+    table, attached, frame_cls = _kinds(lib)
     kinds, worlds = {}, 0
     for c in comps:
         k = table.get(type(c))
@@ -271,7 +281,7 @@ def _plan(model, comps):
         return None                      # frames not reached from a root
     if not _symbols_known(model, comps, kinds):
         return None
-    return kinds, order, node_of
+    return lib, kinds, order, node_of
 
 
 def _symbols_known(model, comps, kinds):
@@ -316,25 +326,18 @@ def flatten_tree(model, comps):
     plan = _plan(model, comps)
     if plan is None:
         return False
-    kinds, order, node_of = plan
+    lib, kinds, order, node_of = plan
     world = next(c for c in comps if kinds[id(c)] == "world")
-    # parameters, then coordinates, in the generic path's order
-    psym = {}
-    for c in comps:
-        for ln, ph, val in c._params:
-            psym[ph.element_hash()] = model.parameter(f"{c.path}.{ln}", val)
+    psym, qs = _declare(model, comps)
+    if lib == "spatial":
+        from .tree_spatial import flatten_spatial
+        n_pot = flatten_spatial(model, comps, kinds, order, node_of, psym, qs)
+        _stats(model, comps, node_of, order, n_pot, t_start)
+        return True
 
     def par(e):
         return psym[e.element_hash()] if isinstance(e, ca.SX) else ca.SX(float(e))
 
-    qs = {}                              # id(component) -> [(q, q', q'')]
-    for c in comps:
-        for ln, ph, default, speed, speed_default in c._coords:
-            sname = f"{c.path}.{speed}"
-            q = model.coordinates(f"{c.path}.{ln}", default=default, speeds=sname,
-                                  speed_default=speed_default)
-            qs.setdefault(id(c), []).append((q, model.coords[-1]["rate"],
-                                             model.acceleration(sname)))
     zero = ca.SX(0)
     g = psym[world.g.element_hash()]
     grav = [ca.SX(0) if n == 0 else _B(_MUL, g, ca.SX(float(n))) for n in world.n]
@@ -448,12 +451,33 @@ def flatten_tree(model, comps):
         for name, e in body_out.get(id(c), ()) or att_out.get(id(c), ()):
             out(f"{c.path}.{name}", e)
     model._unavailable_outputs = unavailable
-    t_end = time.perf_counter()
+    _stats(model, comps, node_of, order, n_pot, t_start)
+    return True
+
+
+def _declare(model, comps):
+    """Parameters, then coordinates, in the generic path's order: ``(parameter symbol by
+    placeholder hash, [(q, q', q'')] by component id)``."""
+    psym = {}
+    for c in comps:
+        for ln, ph, val in c._params:
+            psym[ph.element_hash()] = model.parameter(f"{c.path}.{ln}", val)
+    qs = {}
+    for c in comps:
+        for ln, ph, default, speed, speed_default in c._coords:
+            sname = f"{c.path}.{speed}"
+            q = model.coordinates(f"{c.path}.{ln}", default=default, speeds=sname,
+                                  speed_default=speed_default)
+            qs.setdefault(id(c), []).append((q, model.coords[-1]["rate"],
+                                             model.acceleration(sname)))
+    return psym, qs
+
+
+def _stats(model, comps, node_of, order, n_pot, t_start):
     model.flatten_stats = dict(
         components=len(comps), connectors=len(node_of), potentials=n_pot, nodes=len(order),
         general_nodes=0, aliases_eliminated=n_pot, alias_elimination=0.0,
-        flatten=t_end - t_start, tree_fast_path=True)
-    return True
+        flatten=time.perf_counter() - t_start, tree_fast_path=True)
 
 
 def _attached(model, comps, kinds, node_of, psym, qs):

@@ -1,0 +1,209 @@
+"""Tree fast path, spatial library: a tree of :mod:`.spatial` frames in closed form.
+
+The same procedure as the planar one (:mod:`.tree`) for :class:`~.spatial.World`,
+``Fixed``, ``FixedTranslation``, ``FixedRotation``, ``Body``, ``BodyShape`` (``BodyBox``,
+``BodyCylinder``), ``Revolute`` and ``Prismatic``: each frame's origin ``r``, rotation ``R``
+(frame -> world), velocity, angular velocity ``w`` and their rates (world axes) from the
+root (``R_b = R_a R_rel(n, q)``, ``w_b = w_a + R_a n q'`` at a revolute); each body's
+energies ``m/2 |v_cm|^2 + 1/2 w_a^T I w_a`` (``w_a = R_a^T w``) and weight; the cut force
+and torque of every frame by Newton-Euler from the leaves (a body: ``F = m (a_cm - g)``,
+``t = R_a (I w_a' + w_a x I w_a) + (c - r_a) x F`` about frame_a's origin; across a
+component ``F_a = -F_b``, ``t_a = -t_b - (r_b - r_a) x F_b``), offered resolved in the
+frame (``f[i]``, ``t[i]``) as the generic path offers them.
+"""
+import casadi as ca
+
+__all__ = ["flatten_spatial"]
+
+_FN = {}
+
+
+def _function(name):
+    f = _FN.get(name)
+    if f is None:
+        f = _FN[name] = _MAKERS[name]()
+    return f
+
+
+def _frame_syms():
+    r, v, w, a, al = (ca.SX.sym(n, 3) for n in ("r", "v", "w", "a", "al"))
+    return r, ca.SX.sym("R", 3, 3), v, w, a, al
+
+
+def _rotation(n, q):
+    """Rodrigues' rotation by ``q`` about the unit axis ``n`` (as spatial.axis_rotation)."""
+    K = ca.vertcat(ca.horzcat(0, -n[2], n[1]), ca.horzcat(n[2], 0, -n[0]),
+                   ca.horzcat(-n[1], n[0], 0))
+    return ca.SX.eye(3) + ca.sin(q) * K + (1 - ca.cos(q)) * ca.mtimes(K, K)
+
+
+def _make_move():
+    """frame_b = frame_a displaced by ``rr`` (frame_a axes), rotated by ``Rrel``."""
+    r, R, v, w, a, al = _frame_syms()
+    rr, Rrel = ca.SX.sym("rr", 3), ca.SX.sym("Rrel", 3, 3)
+    d = ca.mtimes(R, rr)
+    wd = ca.cross(w, d)
+    out = [r + d, ca.mtimes(R, Rrel), v + wd, a + ca.cross(al, d) + ca.cross(w, wd), d]
+    return ca.Function("tree_move", [r, R, v, w, a, al, rr, Rrel], out)
+
+
+def _make_revolute():
+    R, w, al = ca.SX.sym("R", 3, 3), ca.SX.sym("w", 3), ca.SX.sym("al", 3)
+    n, q, qd, qdd = ca.SX.sym("n", 3), ca.SX.sym("q"), ca.SX.sym("qd"), ca.SX.sym("qdd")
+    e = ca.mtimes(R, n)
+    out = [ca.mtimes(R, _rotation(n, q)), w + e * qd, al + e * qdd + ca.cross(w, e * qd)]
+    return ca.Function("tree_revolute", [R, w, al, n, q, qd, qdd], out)
+
+
+def _make_prismatic():
+    r, R, v, w, a, al = _frame_syms()
+    n, q, qd, qdd = ca.SX.sym("n", 3), ca.SX.sym("q"), ca.SX.sym("qd"), ca.SX.sym("qdd")
+    e = ca.mtimes(R, n)
+    d = e * q
+    wd = ca.cross(w, d)
+    out = [r + d, v + wd + e * qd,
+           a + ca.cross(al, d) + ca.cross(w, wd) + 2 * ca.cross(w, e * qd) + e * qdd, d]
+    return ca.Function("tree_prismatic3", [r, R, v, w, a, al, n, q, qd, qdd], out)
+
+
+def _make_body():
+    r, R, v, w, a, al = _frame_syms()
+    rcm, m, J, g = ca.SX.sym("rcm", 3), ca.SX.sym("m"), ca.SX.sym("J", 3, 3), ca.SX.sym("g", 3)
+    o = ca.mtimes(R, rcm)
+    c = r + o
+    wo = ca.cross(w, o)
+    vcm = v + wo
+    acm = a + ca.cross(al, o) + ca.cross(w, wo)
+    wa = ca.mtimes(R.T, w)
+    Jw = ca.mtimes(J, wa)
+    T = 0.5 * m * ca.dot(vcm, vcm) + 0.5 * ca.dot(wa, Jw)
+    V = -m * ca.dot(g, c)
+    F = m * (acm - g)
+    tq = ca.mtimes(R, ca.mtimes(J, ca.mtimes(R.T, al)) + ca.cross(wa, Jw)) + ca.cross(o, F)
+    return ca.Function("tree_body3", [r, R, v, w, a, al, rcm, m, J, g],
+                       [T, V, c, vcm, wa, F, tq])
+
+
+def _make_resolve():
+    """The frame's cut force and torque resolved in the frame, and its potentials as
+    scalars in the connector's order (r[1..3], R row by row)."""
+    r, R = ca.SX.sym("r", 3), ca.SX.sym("R", 3, 3)
+    F, tq = ca.SX.sym("F", 3), ca.SX.sym("t", 3)
+    outs = [r[k] for k in range(3)] + [R[i, j] for i in range(3) for j in range(3)]
+    f, t = ca.mtimes(R.T, F), ca.mtimes(R.T, tq)
+    outs += [f[k] for k in range(3)] + [t[k] for k in range(3)]
+    return ca.Function("tree_resolve", [r, R, F, tq], outs)
+
+
+def _const(n):
+    return ca.SX(ca.DM([float(x) for x in n]))
+
+
+_MAKERS = {"move": _make_move, "revolute": _make_revolute, "prismatic": _make_prismatic,
+           "body": _make_body, "resolve": _make_resolve}
+
+
+def flatten_spatial(model, comps, kinds, order, node_of, psym, qs):
+    """Write the tree into ``model`` (parameters and coordinates already declared: ``psym``,
+    ``qs`` as in :mod:`.tree`). Returns the number of potentials."""
+    def par(e):
+        return psym[e.element_hash()] if isinstance(e, ca.SX) else ca.SX(float(e))
+
+    def vec(es):
+        return ca.vertcat(*[par(e) for e in es])
+
+    z3 = ca.SX.zeros(3)
+    eye = ca.SX.eye(3)
+    world = next(c for c in comps if kinds[id(c)] == "world")
+    g = psym[world.g.element_hash()]
+    grav = ca.vertcat(*[ca.SX(0) if n == 0 else g * float(n) for n in world.n])
+    offsets = {}
+    for node in order:
+        c = node.pos.owner
+        kind = kinds[id(c)]
+        if kind == "world":
+            node.st = [z3, eye, z3, z3, z3, z3]
+            continue
+        if kind == "fixed":
+            node.st = [vec(c.r), _rotation(ca.DM(c.n), par(c.angle)), z3, z3, z3, z3]
+            continue
+        r, R, v, w, a, al = node_of[id(c.frame_a)].st
+        if kind in ("rigid", "bodyshape", "rotation"):
+            Rrel = _rotation(ca.DM(c.n), par(c.angle)) if kind == "rotation" else eye
+            rb, Rb, vb, ab, d = _function("move").call([r, R, v, w, a, al, vec(c.r), Rrel])
+            node.st = [rb, R if kind != "rotation" else Rb, vb, w, ab, al]
+            offsets[id(c)] = d
+        elif kind == "revolute":
+            (q, qd, qdd), = qs[id(c)]
+            Rb, wb, alb = _function("revolute").call([R, w, al, _const(c.n), q, qd, qdd])
+            node.st = [r, Rb, v, wb, a, alb]
+        else:                            # prismatic
+            (q, qd, qdd), = qs[id(c)]
+            rb, vb, ab, d = _function("prismatic").call([r, R, v, w, a, al, _const(c.n), q,
+                                                         qd, qdd])
+            node.st = [rb, R, vb, w, ab, al]
+            offsets[id(c)] = d
+    declared, body_out = {}, {}
+    T_all, V_all = ca.SX(0), ca.SX(0)
+    for c in comps:
+        if kinds[id(c)] not in ("body", "bodyshape"):
+            continue
+        e = c._I_entries
+        J = ca.vertcat(*[ca.horzcat(*[psym[e[(i, j)].element_hash()] for j in (1, 2, 3)])
+                         for i in (1, 2, 3)])
+        T, V, cm, vcm, wa, F, tq = _function("body").call(
+            node_of[id(c.frame_a)].st + [vec(c._r_cm), par(c._m), J, grav])
+        T_all, V_all = T_all + T, V_all + V
+        declared[id(c)] = (F, tq)
+        body_out[id(c)] = [(f"{name}[{k + 1}]", x) for name, col in
+                           (("r_cm_0", cm), ("v_cm_0", vcm), ("w_a", wa))
+                           for k, x in enumerate(ca.vertsplit(col))]
+    if body_out:
+        model.potential_energy(V_all)
+        model.kinetic_energy(T_all)
+    flows = {}                           # id(connector) -> (F, t), world axes
+    for node in reversed(order):
+        Ft, tt = z3, z3
+        for cn in node.members:
+            if cn is node.pos:
+                continue
+            c = cn.owner
+            F, tq = declared.get(id(c), (z3, z3))
+            if kinds[id(c)] != "body":
+                Fb, tb = flows[id(c.frame_b)]
+                F, tq = F - Fb, tq - tb
+                d = offsets.get(id(c))
+                if d is not None:        # the force at frame_b moved to frame_a
+                    tq = tq - ca.cross(d, Fb)
+            flows[id(cn)] = (F, tq)
+            Ft, tt = Ft + F, tt + tq
+        flows[id(node.pos)] = (-Ft, -tt)
+    # outputs: potentials and the cut force and torque resolved in the frame (one mapped
+    # call for every connector)
+    conns = [cn for c in comps for cn in c._connectors]
+    sts = [node_of[id(cn)].st for cn in conns]
+    cols = _function("resolve").map(len(conns)).call(
+        [ca.horzcat(*[st[0] for st in sts]), ca.horzcat(*[st[1] for st in sts]),
+         ca.horzcat(*[flows[id(cn)][0] for cn in conns]),
+         ca.horzcat(*[flows[id(cn)][1] for cn in conns])])
+    rows = list(zip(*[ca.horzsplit(col) for col in cols]))     # per connector
+    values = dict(zip(map(id, conns), rows))
+    taken = set(model._names)
+    n_pot = 0
+    for c in comps:
+        for cn in c._connectors:
+            n_pot += len(cn.potentials)
+            names = list(cn.potentials) + [f"f[{k}]" for k in (1, 2, 3)] + \
+                [f"t[{k}]" for k in (1, 2, 3)]
+            for name, e in zip(names, values[id(cn)]):
+                name = f"{cn.path}.{name}"
+                if name not in taken:
+                    taken.add(name)
+                    model.output(name, e)
+        for name, e in body_out.get(id(c), ()):
+            name = f"{c.path}.{name}"
+            if name not in taken:
+                taken.add(name)
+                model.output(name, e)
+    model._unavailable_outputs = {}
+    return n_pot
