@@ -9,6 +9,7 @@ import casadi as ca
 import numpy as np
 
 from .._threads import LOCK
+from ..codegen import once
 
 __all__ = ["laws_function", "contact_laws"]
 
@@ -20,14 +21,8 @@ def laws_function(system):
 
     Usable symbolically (``laws_function(system)(p_mx)``) or numerically.
     """
-    cache = system.__dict__.setdefault("_laws_cache", {})
-    f = cache.get("f")
-    if f is None:
-        with LOCK:
-            f = cache.get("f")
-            if f is None:
-                f = cache["f"] = _laws_function(system)
-    return f
+    return once(system.__dict__.setdefault("_laws_cache", {}), "f",
+                lambda: _laws_function(system))
 
 
 def _laws_function(system):
@@ -75,11 +70,7 @@ def contact_laws(system, pv):
     pv = np.ascontiguousarray(pv, dtype=float)
     # validated values per parameter vector, cached on the System (a run evaluates them
     # once: 150 us of DM conversions); each caller gets arrays of its own
-    cache = system.__dict__.setdefault("_laws_cache", {})
-    values = cache.get("values")
-    if values is None:
-        with LOCK:
-            values = cache.setdefault("values", {})
+    values = once(system.__dict__.setdefault("_laws_cache", {}), "values", dict)
     key = pv.tobytes()
     laws = values.get(key)
     if laws is None:                 # (a System with cached laws has passed reject())
