@@ -117,7 +117,7 @@ def _pendulum_with(extra, fast=True):
     m = md.Model("p")
     m._tree_fast_path = fast
     w = m.add(pl.World("world"))
-    j = m.add(pl.Revolute("j1", phi0=0.5, useAxisFlange=extra == "flange"))
+    j = m.add(pl.Revolute("j1", phi0=0.5))
     b = m.add(pl.BodyShape("l1", r=(1.0, 0.0), r_cm=(0.5, 0.0), m=1.0, I=0.1))
     m.connect(w.frame, j.frame_a)
     if extra == "reversed":                      # the body hangs from its frame_b
@@ -164,14 +164,63 @@ def test_force_elements_sensors_and_contacts_on_the_tree_stay_on_the_fast_path()
         assert np.abs(a[name] - b[name]).max() < 1e-7 * (1 + np.abs(b[name]).max()), name
 
 
-@pytest.mark.parametrize("extra", ["flange", "reversed", "hand", "expression"])
+def _driven(fast=True):
+    """Drive flanges: a spring-damper and a torque on a revolute's axis, a spring-damper
+    and a force on a prismatic's axis, a speed sensor."""
+    from mechdae.components import rotational as rot, translational as tr
+    m = md.Model("drive")
+    m._tree_fast_path = fast
+    w = m.add(pl.World("world"))
+    j = m.add(pl.Revolute("j1", phi0=0.5, useAxisFlange=True))
+    b = m.add(pl.BodyShape("l1", r=(1.0, 0.0), r_cm=(0.5, 0.0), m=1.0, I=0.1))
+    p = m.add(pl.Prismatic("p1", r=(1.0, 0.0), s0=0.3, useAxisFlange=True))
+    s = m.add(pl.Body("s", m=0.5, I=0.01))
+    m.connect(w.frame, j.frame_a)
+    m.connect(j.frame_b, b.frame_a)
+    m.connect(b.frame_b, p.frame_a)
+    m.connect(p.frame_b, s.frame_a)
+    d = m.add(rot.SpringDamper("d", c=3.0, d=0.4, phi_rel0=0.2))
+    m.connect(j.support, d.flange_a)
+    m.connect(j.axis, d.flange_b)
+    tq = m.add(rot.Torque("tq", tau=lambda t: md.sin(2 * t)))
+    m.connect(j.axis, tq.flange)
+    ws = m.add(rot.SpeedSensor("ws"))
+    m.connect(j.axis, ws.flange)
+    sd = m.add(tr.SpringDamper("sd", c=20.0, d=1.0))
+    m.connect(p.support, sd.flange_a)
+    m.connect(p.axis, sd.flange_b)
+    f = m.add(tr.Force("f", f=1.5))
+    m.connect(p.axis, f.flange)
+    return m
+
+
+def test_drives_on_the_axis_flanges_stay_on_the_fast_path():
+    fm, gm = _driven(True), _driven(False)
+    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
+    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
+    assert fs.output_names == gs.output_names and fs.p_names == gs.p_names
+    t = np.linspace(0.0, 2.0, 21)
+    a = fs.simulate(2.0, output_times=t, **TIGHT)
+    b = gs.simulate(2.0, output_times=t, **TIGHT)
+    assert np.abs(a.q - b.q).max() < 1e-9                      # measured 8e-11
+    for name in fs.output_names:
+        ref = np.asarray(b[name])
+        assert np.abs(np.asarray(a[name]) - ref).max() < 1e-8 * (1.0 + np.abs(ref).max()), name
+    # the axis flange balances the elements on it: flange torques sum to zero at the node
+    assert np.allclose(a["j1.axis.tau"] + a["d.flange_b.tau"] + a["tq.flange.tau"], 0.0,
+                       atol=1e-12)
+    assert np.allclose(a["tq.flange.tau"], -np.sin(2 * t), atol=1e-12)
+    assert np.allclose(a["ws.w"], a["j1.w"], atol=1e-12)
+
+
+@pytest.mark.parametrize("extra", ["reversed", "hand", "expression"])
 def test_anything_else_takes_the_generic_path_with_the_same_motion(extra):
     m = _pendulum_with(extra)
     s = m.compile(stabilization=None)
     assert "tree_fast_path" not in m.flatten_stats
-    if extra in ("flange", "hand"):
-        # an idle flange or a hand-written output change nothing: the motion is the plain
-        # pendulum's, flattened by the fast path
+    if extra == "hand":
+        # a hand-written output changes nothing: the motion is the plain pendulum's,
+        # flattened by the fast path
         ref = _pendulum_with(None)
         rs = ref.compile(stabilization=None)
         assert ref.flatten_stats["tree_fast_path"]

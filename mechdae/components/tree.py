@@ -22,7 +22,9 @@ hand-written part, flattening writes the equations directly in joint coordinates
 
 Force elements, contacts and sensors between the tree's frames (:class:`~.planar.Spring`,
 ``Damper``, ``SpringDamper``, ``Force``, ``Torque``, ``PointLineContact``,
-``PointPointContact``, ``RelativeAngle``/``Position``/``Velocity``) are *attached*: their
+``PointPointContact``, ``RelativeAngle``/``Position``/``Velocity``), and 1-D springs,
+dampers, sources and sensors between the drive flanges of joints (``useAxisFlange=True``:
+``axis`` at the joint coordinate, ``support`` fixed) are *attached*: their
 expressions get the frames' potentials and rates in one substitution, and they enter as
 in the generic path (potential energy, virtual work ``Q = -(ds/dq)^T f`` of the rest of the
 flow, ``Model.contact``, outputs); their flows join the node balances, and a flow that
@@ -31,18 +33,16 @@ carries a contact force is not offered, as there.
 Nothing of the generic machinery (alias elimination, node resolution, relation flows,
 substitution to a fixpoint) runs, and the tree's components never build their CasADi
 equations, so the cost is a few CasADi calls per link, as for a hand-written model.
-Anything else -- a drive flange, a loop, a joint used from ``frame_b`` to ``frame_a``, an
-expression as a parameter, a component of another library, hand-written terms in the
-Model -- and the model takes the generic path (same answers; ``model._tree_fast_path =
-False`` forces it, which tests use to compare the two).
+Anything else -- a loop, a joint used from ``frame_b`` to ``frame_a``, an expression as a
+parameter, an inertia or gear on a drive flange, a component of another library,
+hand-written terms in the Model -- and the model takes the generic path (same answers;
+``model._tree_fast_path = False`` forces it, which tests use to compare the two).
 """
 import time
 
 import casadi as ca
 
-from ..dsl.model import _info
-from ..errors import ModelError
-from .core import TIME
+from ._tree_attached import attached as _attached, symbols_known as _symbols_known
 
 __all__ = ["flatten_tree"]
 
@@ -121,12 +121,19 @@ _MAKERS = {"rigid": _make_rigid, "prismatic": _make_prismatic, "body": _make_bod
 class _Node:
     """A frame node: position, angle and their first and second rates (SX scalars)."""
     __slots__ = ("x", "y", "phi", "vx", "vy", "w", "ax", "ay", "al", "cs", "pos", "members",
-                 "st")
+                 "st", "flange")
 
     def __init__(self, members):
         self.members = members           # connectors joined here
         self.pos = None                  # the connector that positions the node
         self.cs = None
+        self.flange = None               # a drive flange's node: (value, rate)
+
+    def values(self):
+        """``(potentials, their rates)`` in the connectors' order."""
+        if self.flange is not None:
+            return (self.flange[0],), (self.flange[1],)
+        return (self.x, self.y, self.phi), (self.vx, self.vy, self.w)
 
     def set(self, x, y, phi, vx, vy, w, ax, ay, al, cs=None):
         self.x, self.y, self.phi, self.vx, self.vy, self.w = x, y, phi, vx, vy, w
@@ -151,35 +158,19 @@ def _kinds(lib):
                 sp.FixedRotation: "rotation", sp.BodyShape: "bodyshape",
                 sp.BodyBox: "bodyshape", sp.BodyCylinder: "bodyshape", sp.Body: "body",
                 sp.Revolute: "revolute", sp.Prismatic: "prismatic"}
-        return tree, set(), sp.Frame
-    from . import planar as pl
+        return tree, set(), (sp.Frame,)
+    from . import planar as pl, rotational as rot, translational as tr
     tree = {pl.World: "world", pl.Fixed: "fixed", pl.FixedTranslation: "rigid",
             pl.BodyShape: "bodyshape", pl.Body: "body", pl.Revolute: "revolute",
             pl.Prismatic: "prismatic", pl.Free: "free"}
     attached = {pl.Spring, pl.Damper, pl.SpringDamper, pl.Force, pl.Torque,
                 pl.PointLineContact, pl.PointPointContact, pl.RelativeAngle,
-                pl.RelativePosition, pl.RelativeVelocity}
-    return tree, attached, pl.Frame
-
-
-_CONTACT_KEYS = ("gap", "tangent", "tangent_velocity", "restitution", "friction",
-                 "tangential_restitution")
-
-
-def _attached_exprs(c):
-    """Every expression an attached component declared (energies, flows, outputs,
-    contact data), for the check of the symbols they use."""
-    out = list(c._V)
-    for cn, ex, energy in c._flows.values():
-        out.extend(ex or ())
-        if isinstance(energy, list):
-            out.extend(energy)
-    out.extend(e for _, e in c._outputs)
-    for kw in c._contacts:
-        for key in _CONTACT_KEYS:
-            v = kw.get(key)
-            out.extend(v if isinstance(v, (list, tuple)) else [v])
-    return [e for e in out if isinstance(e, ca.SX)]
+                pl.RelativePosition, pl.RelativeVelocity,
+                # on the drive flanges of joints (useAxisFlange=True)
+                rot.Spring, rot.Damper, rot.SpringDamper, rot.Torque, rot.AngleSensor,
+                rot.SpeedSensor, tr.Spring, tr.Damper, tr.SpringDamper, tr.Force,
+                tr.PositionSensor, tr.SpeedSensor}
+    return tree, attached, (pl.Frame, rot.Flange, tr.Flange)
 
 
 def _plan(model, comps):
@@ -190,23 +181,25 @@ def _plan(model, comps):
         return None
     if any(getattr(model, a) for a in _HAND):
         return None
-    lib = "spatial" if type(comps[0]).__module__.endswith(".spatial") else "planar"
-    table, attached, frame_cls = _kinds(lib)
+    lib = "spatial" if any(type(c).__module__.endswith(".spatial") for c in comps) \
+        else "planar"
+    table, attached, conn_types = _kinds(lib)
     kinds, worlds = {}, 0
     for c in comps:
         k = table.get(type(c))
         if c._children or c._connections or c._problems or c._built:
             return None
         if k is None:
-            if type(c) not in attached or any(type(cn) is not frame_cls
+            if type(c) not in attached or any(type(cn) not in conn_types
                                               for cn in c._connectors):
                 return None
             if c._coords or c._vars or c._speeds or c._kinematics or c._defines or \
                     c._relations or c._T or c._gforces or c._equations or c._holonomic:
                 return None
             k = "attached"
-        elif k in ("revolute", "prismatic", "free") and (c.cut or len(c._connectors) != 2):
-            return None                  # a loop cut or a drive flange
+        elif k in ("revolute", "prismatic", "free") and (
+                c.cut or len(c._connectors) != (4 if hasattr(c, "axis") else 2)):
+            return None                  # a loop cut
         for _, ph, val in c._params:
             if isinstance(val, (ca.SX, ca.MX)):
                 return None              # an expression as a parameter
@@ -250,6 +243,18 @@ def _plan(model, comps):
         node = _Node(members)
         for cn in members:
             node_of[id(cn)] = node
+    # drive flanges: the axis at the joint coordinate, the support fixed
+    flanges = []
+    for c in comps:
+        if kinds[id(c)] != "attached" and hasattr(c, "axis"):
+            for cn in (c.axis, c.support):
+                node = node_of[id(cn)]
+                if node.pos is not None:
+                    return None          # two flanges joined, or a loop through them
+                node.pos = cn
+                flanges.append(node)
+    if flanges and lib == "spatial":
+        return None
     # grow the tree from the roots through frame_a -> frame_b
     order = []
     for c in comps:
@@ -277,46 +282,11 @@ def _plan(model, comps):
                 return None              # a loop
             child.pos = c.frame_b
             order.append(child)
-    if len(order) != len(groups):
+    if len(order) + len(flanges) != len(groups):
         return None                      # frames not reached from a root
     if not _symbols_known(model, comps, kinds):
         return None
-    return lib, kinds, order, node_of
-
-
-def _symbols_known(model, comps, kinds):
-    """Whether the attached components' expressions use only symbols the fast path gives a
-    value (parameters, coordinates, frame potentials and their rates, time) or the model's
-    own symbols (not, e.g., a flow or an acceleration of another component)."""
-    exprs = [e for c in comps if kinds[id(c)] == "attached" for e in _attached_exprs(c)]
-    if not exprs:
-        return True
-    known = set()
-
-    def add(ph):
-        known.add(ph.element_hash())
-        info = _info(ph)
-        if info is not None and info.deriv is not None:
-            known.add(info.deriv.element_hash())
-
-    add(TIME)
-
-    for c in comps:
-        for _, ph, _ in c._params:
-            add(ph)
-        for d in c._coords:
-            add(d[1])
-        for cn in c._connectors:
-            for ph in cn.__dict__.get("potential_syms", ()):
-                add(ph)
-    for s in ca.symvar(ca.veccat(*exprs)):
-        if s.element_hash() in known:
-            continue
-        info = _info(s)
-        if info is None or info.kind == "placeholder" or info.model_id != model._id or \
-                info.kind in ("multiplier", "acceleration"):
-            return False
-    return True
+    return lib, kinds, order, node_of, flanges
 
 
 def flatten_tree(model, comps):
@@ -326,7 +296,7 @@ def flatten_tree(model, comps):
     plan = _plan(model, comps)
     if plan is None:
         return False
-    lib, kinds, order, node_of = plan
+    lib, kinds, order, node_of, flanges = plan
     world = next(c for c in comps if kinds[id(c)] == "world")
     psym, qs = _declare(model, comps)
     if lib == "spatial":
@@ -391,7 +361,10 @@ def flatten_tree(model, comps):
     if body_out:
         model.potential_energy(V_all)
         model.kinetic_energy(T_all)
-    # force elements, contacts and sensors on the tree's frames
+    for node in flanges:                 # drive flanges: the joint coordinate, or 0
+        c = node.pos.owner
+        node.flange = qs[id(c)][0][:2] if node.pos is c.axis else (zero, zero)
+    # force elements, contacts and sensors on the tree's frames and drive flanges
     att_flows, unknown, att_out = _attached(model, comps, kinds, node_of, psym, qs)
     # flows (Newton-Euler from the leaves)
     flows = dict(att_flows)              # id(connector) -> [fx, fy, tau]
@@ -425,6 +398,12 @@ def flatten_tree(model, comps):
         if lost:
             unknown.add(id(node.pos))
         flows[id(node.pos)] = [_B(_SUB, zero, t) for t in total]
+    for node in flanges:                 # a drive flange balances what acts on it
+        total = zero
+        for cn in node.members:
+            if cn is not node.pos:
+                total = _B(_ADD, total, flows[id(cn)][0])
+        flows[id(node.pos)] = [_B(_SUB, zero, total)]
     # outputs: every potential and flow, and the components' own (as the generic path
     # names them); flows that carry a contact force are not offered
     taken = set(model._names)
@@ -438,11 +417,10 @@ def flatten_tree(model, comps):
 
     for c in comps:
         for cn in c._connectors:
-            node = node_of[id(cn)]
-            n_pot += 3
-            for name, e in zip(("x", "y", "phi"), (node.x, node.y, node.phi)):
+            n_pot += len(cn.potentials)
+            for name, e in zip(cn.potentials, node_of[id(cn)].values()[0]):
                 out(f"{cn.path}.{name}", e)
-            for name, e in zip(("fx", "fy", "tau"), flows[id(cn)]):
+            for name, e in zip(cn.flows, flows[id(cn)]):
                 if id(cn) in unknown:
                     unavailable[f"{cn.path}.{name}"] = "it is (or depends on) a contact force"
                     taken.add(f"{cn.path}.{name}")
@@ -478,110 +456,3 @@ def _stats(model, comps, node_of, order, n_pot, t_start):
         components=len(comps), connectors=len(node_of), potentials=n_pot, nodes=len(order),
         general_nodes=0, aliases_eliminated=n_pot, alias_elimination=0.0,
         flatten=time.perf_counter() - t_start, tree_fast_path=True)
-
-
-def _attached(model, comps, kinds, node_of, psym, qs):
-    """Force elements, contacts and sensors whose frames are frames of the tree: their
-    expressions with the frames' potentials and rates, parameters, coordinates and time put
-    in; potential energies, virtual work ``Q = -(ds/dq)^T f`` of the flows that do not come
-    from an energy, contacts (as the generic path). Returns ``(flows of their connectors,
-    ids of connectors whose flow is a contact force, outputs per component)``."""
-    zero = ca.SX(0)
-    att = [c for c in comps if kinds[id(c)] == "attached"]
-    flows, unknown, outputs = {}, set(), {}
-    if not att:
-        return flows, unknown, outputs
-    keys, vals = [], []
-
-    def put(ph, val, rate):
-        keys.append(ph)
-        vals.append(val)
-        info = _info(ph)
-        if info is not None and info.deriv is not None:
-            keys.append(info.deriv)
-            vals.append(rate)
-
-    put(TIME, model.time, ca.SX(1))
-    for c in comps:
-        for _, ph, _ in c._params:
-            put(ph, psym[ph.element_hash()], zero)
-        for (_, ph, *_), (q, qd, _) in zip(c._coords, qs.get(id(c), ())):
-            put(ph, q, qd)
-        for cn in c._connectors:
-            if "potential_syms" in cn.__dict__:
-                n = node_of[id(cn)]
-                for ph, v, r in zip(cn.potential_syms, (n.x, n.y, n.phi), (n.vx, n.vy, n.w)):
-                    put(ph, v, r)
-    # one substitution for everything: energies, flows, virtual-work parts, contacts, outputs
-    items = []                           # (what, component, key, expression)
-    for c in att:
-        items.extend(("V", c, None, v) for v in c._V)
-        for cn, ex, energy in c._flows.values():
-            if ex is None:
-                unknown.add(id(cn))
-                continue
-            for i in range(len(cn.flows)):
-                items.append(("flow", c, (cn, i), ex[i]))
-                d = ex[i]
-                if isinstance(energy, list):
-                    d = d - energy[i]
-                elif energy:
-                    continue
-                if d.is_zero() or d.nnz() == 0 or ca.simplify(d).is_zero():
-                    continue
-                items.append(("vw", c, (cn, i), d))
-        for k, kw in enumerate(c._contacts):
-            for key in _CONTACT_KEYS:
-                v = kw.get(key)
-                if isinstance(v, (list, tuple)):
-                    v = ca.vertcat(*v)
-                if isinstance(v, ca.SX):
-                    items.append(("contact", c, (k, key), v))
-        items.extend(("out", c, name, e) for name, e in c._outputs)
-    done = ca.substitute([e for *_, e in items], [ca.vertcat(*keys)], [ca.vertcat(*vals)])
-    contact_kw = {}
-    vw_f, vw_s = [], []
-    for (what, c, key, _), e in zip(items, done):
-        if what == "V":
-            model.potential_energy(e)
-        elif what == "flow":
-            cn, i = key
-            flows.setdefault(id(cn), [zero, zero, zero])[i] = e
-        elif what == "vw":
-            cn, i = key
-            n = node_of[id(cn)]
-            vw_f.append(e)
-            vw_s.append((n.x, n.y, n.phi)[i])
-        elif what == "contact":
-            contact_kw[(id(c), *key)] = e
-        else:
-            outputs.setdefault(id(c), []).append((key, e))
-    for c in att:
-        for cn in c._connectors:
-            flows.setdefault(id(cn), [zero, zero, zero])
-    coords = ca.vertcat(*[co["sym"] for co in model.coords]) if model.coords else \
-        ca.SX(0, 1)
-    if vw_f and coords.numel():
-        J = ca.jacobian(ca.vertcat(*vw_s), coords)
-        Q = -ca.mtimes(J.T, ca.vertcat(*vw_f))
-        for j, co in enumerate(model.coords):
-            if not Q[j].is_zero():
-                model.generalized_force(Q[j], co["sym"])
-    problems = []
-    for c in att:
-        for k, kw in enumerate(c._contacts):
-            kw = dict(kw)
-            name = f"{c.path}.{kw.pop('name')}"
-            for key in _CONTACT_KEYS:
-                if (id(c), k, key) in contact_kw:
-                    kw[key] = contact_kw[(id(c), k, key)]
-            g = kw.get("gap")
-            if isinstance(g, ca.SX) and (not coords.numel() or not ca.depends_on(g, coords)):
-                problems.append(f"model '{model.name}': {c.path}: contact '{name}' has a gap "
-                                "that no coordinate changes (its flange is fixed, not on a "
-                                "mass or an inertia); connect it to a moving body")
-                continue
-            model.contact(name, **kw)
-    if problems:
-        raise ModelError(problems)
-    return flows, unknown, outputs
