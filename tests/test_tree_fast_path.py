@@ -17,6 +17,33 @@ from mechdae.components import planar as pl
 TIGHT = dict(rtol=1e-11, atol=1e-12)
 
 
+def _both_paths(build):
+    """The model from ``build(fast)`` compiled by the fast and by the generic path: the
+    same System (names, parameters, outputs, unavailable outputs)."""
+    fm, gm = build(True), build(False)
+    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
+    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
+    assert fs.q_names == gs.q_names and fs.u_names == gs.u_names and fs.m == gs.m
+    assert fs.p_names == gs.p_names and np.array_equal(fs.p_defaults, gs.p_defaults)
+    assert fs.output_names == gs.output_names
+    assert fm._unavailable_outputs == gm._unavailable_outputs
+    return fm, fs, gs
+
+
+def _same_runs(fs, gs, t_end, n, q_tol, out_tol, names=None):
+    """Both Systems run alike: coordinates to ``q_tol``, every output (or ``names``) to
+    ``out_tol`` relative to its size."""
+    t = np.linspace(0.0, t_end, n)
+    a = fs.simulate(t_end, output_times=t, **TIGHT)
+    b = gs.simulate(t_end, output_times=t, **TIGHT)
+    assert np.abs(a.q - b.q).max() < q_tol
+    for name in names or fs.output_names:
+        ref = np.asarray(b[name])
+        assert np.abs(np.asarray(a[name]) - ref).max() < out_tol * (1.0 + np.abs(ref).max()), \
+            name
+    return a, t
+
+
 def _tree(fast=True):
     """A branching tree with every supported component: a swinging arm carrying a slider
     and a two-joint branch, a pendulum hanging from a tilted Fixed frame, a free body, and
@@ -55,21 +82,10 @@ BODIES = {"arm": 1.5, "hub": 0.3, "slider": 0.7, "l3": 0.9, "l4": 1.1, "ball": 0
 
 
 def test_fast_and_generic_paths_give_the_same_system_motion_and_cut_forces():
-    fm, gm = _tree(True), _tree(False)
-    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
-    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
-    assert fs.q_names == gs.q_names and fs.u_names == gs.u_names
-    assert fs.p_names == gs.p_names and np.array_equal(fs.p_defaults, gs.p_defaults)
-    assert fs.m == gs.m == 0 and fs.nq == 8
-    assert fs.output_names == gs.output_names
-    t = np.linspace(0.0, 1.5, 31)
-    a = fs.simulate(1.5, output_times=t, **TIGHT)
-    b = gs.simulate(1.5, output_times=t, **TIGHT)
-    assert np.abs(a.q - b.q).max() < 1e-8
-    assert np.abs(a.v - b.v).max() < 1e-7
-    for name in fs.output_names:                 # every potential, flow and body output
-        ref = np.asarray(b[name])
-        assert np.abs(np.asarray(a[name]) - ref).max() < 1e-7 * (1.0 + np.abs(ref).max()), name
+    _, fs, gs = _both_paths(_tree)
+    assert fs.m == 0 and fs.nq == 8
+    # every potential, flow (cut force and torque) and body output
+    a, _ = _same_runs(fs, gs, 1.5, 31, 1e-8, 1e-7)
     # a tree: no constraint, the energy is conserved to the integration tolerance
     assert np.ptp(a.energy) < 1e-8 * abs(a.energy).max()
 
@@ -148,20 +164,12 @@ def _pendulum_with(extra, fast=True):
 
 
 def test_force_elements_sensors_and_contacts_on_the_tree_stay_on_the_fast_path():
-    fm, gm = _pendulum_with("elements", True), _pendulum_with("elements", False)
-    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
-    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
-    assert fs.output_names == gs.output_names and fs.p_names == gs.p_names
-    assert fm._unavailable_outputs == gm._unavailable_outputs
+    fm, fs, gs = _both_paths(lambda fast: _pendulum_with("elements", fast))
     # the contact's flows and every flow between it and the World carry the contact force
     assert {"floor.frame.fy", "j1.frame_b.fx", "j1.frame_a.tau", "world.frame.fx"} <= \
         set(fm._unavailable_outputs) and "l1.frame_a.fx" not in fm._unavailable_outputs
-    t = np.linspace(0.0, 1.0, 11)
-    a = fs.simulate(1.0, output_times=t, **TIGHT)
-    b = gs.simulate(1.0, output_times=t, **TIGHT)
-    assert np.abs(a.q - b.q).max() < 1e-8
-    for name in ("sp.f", "sp.lossPower", "sen.vx_rel", "floor.gap", "sp.frame_a.fx"):
-        assert np.abs(a[name] - b[name]).max() < 1e-7 * (1 + np.abs(b[name]).max()), name
+    _same_runs(fs, gs, 1.0, 11, 1e-8, 1e-7,
+               names=["sp.f", "sp.lossPower", "sen.vx_rel", "floor.gap", "sp.frame_a.fx"])
 
 
 def _driven(fast=True):
@@ -195,17 +203,8 @@ def _driven(fast=True):
 
 
 def test_drives_on_the_axis_flanges_stay_on_the_fast_path():
-    fm, gm = _driven(True), _driven(False)
-    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
-    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
-    assert fs.output_names == gs.output_names and fs.p_names == gs.p_names
-    t = np.linspace(0.0, 2.0, 21)
-    a = fs.simulate(2.0, output_times=t, **TIGHT)
-    b = gs.simulate(2.0, output_times=t, **TIGHT)
-    assert np.abs(a.q - b.q).max() < 1e-9                      # measured 8e-11
-    for name in fs.output_names:
-        ref = np.asarray(b[name])
-        assert np.abs(np.asarray(a[name]) - ref).max() < 1e-8 * (1.0 + np.abs(ref).max()), name
+    _, fs, gs = _both_paths(_driven)
+    a, t = _same_runs(fs, gs, 2.0, 21, 1e-9, 1e-8)              # q measured 8e-11
     # the axis flange balances the elements on it: flange torques sum to zero at the node
     assert np.allclose(a["j1.axis.tau"] + a["d.flange_b.tau"] + a["tq.flange.tau"], 0.0,
                        atol=1e-12)
@@ -263,18 +262,10 @@ def _spatial_tree(fast=True):
 
 
 def test_spatial_fast_and_generic_paths_give_the_same_motion_and_cut_forces():
-    fm, gm = _spatial_tree(True), _spatial_tree(False)
-    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
-    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
-    assert fs.q_names == gs.q_names and fs.p_names == gs.p_names and fs.m == 0
-    assert fs.output_names == gs.output_names
-    t = np.linspace(0.0, 1.0, 21)
-    a = fs.simulate(1.0, output_times=t, **TIGHT)
-    b = gs.simulate(1.0, output_times=t, **TIGHT)
-    assert np.abs(a.q - b.q).max() < 1e-9                      # measured 1.2e-13
-    for name in fs.output_names:         # potentials, f[i], t[i] resolved in the frames
-        ref = np.asarray(b[name])
-        assert np.abs(np.asarray(a[name]) - ref).max() < 1e-8 * (1.0 + np.abs(ref).max()), name
+    _, fs, gs = _both_paths(_spatial_tree)
+    assert fs.m == 0
+    # potentials, f[i], t[i] resolved in the frames; q measured 1.2e-13
+    a, _ = _same_runs(fs, gs, 1.0, 21, 1e-9, 1e-8)
     assert np.ptp(a.energy) < 1e-8 * abs(a.energy).max()
 
 

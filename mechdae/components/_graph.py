@@ -4,7 +4,8 @@ import casadi as ca
 from ..dsl.model import _REGISTRY
 from ..errors import ModelError
 
-__all__ = ["UNKNOWN", "INDETERMINATE", "UnionFind", "Subst", "hashes", "lagrange_residual"]
+__all__ = ["UNKNOWN", "INDETERMINATE", "UnionFind", "Subst", "hashes", "lagrange_residual",
+           "CONTACT_KEYS", "add_contact"]
 
 UNKNOWN = ca.SX.sym("unknown_flow")   # stands for a flow that is a contact force
 INDETERMINATE = ca.SX.sym("indeterminate_flow")   # a force split among redundant joints
@@ -154,3 +155,29 @@ def lagrange_residual(L, q, qd, X, Xd):
     p = ca.gradient(L, qd)
     ddt = ca.jtimes(p, X, Xd) if X.numel() else ca.SX.zeros(p.shape)
     return ddt - ca.gradient(L, q)
+
+
+# the arguments of Model.contact that may be expressions of a component's placeholders
+CONTACT_KEYS = ("gap", "tangent", "tangent_velocity", "restitution", "friction",
+                "tangential_restitution")
+
+
+def add_contact(model, comp, kw, value, coords, problems):
+    """Add a contact ``kw`` declared by ``comp`` to ``model`` (``Model.contact``), its
+    expression arguments replaced by ``value(key, expr)`` (a list becomes one column); a
+    gap that no coordinate changes is appended to ``problems`` instead."""
+    kw = dict(kw)
+    name = f"{comp.path}.{kw.pop('name')}"
+    for key in CONTACT_KEYS:
+        val = kw.get(key)
+        if isinstance(val, ca.SX):
+            kw[key] = value(key, val)
+        elif isinstance(val, (list, tuple)):
+            kw[key] = value(key, ca.vertcat(*val))
+    g = kw.get("gap")
+    if isinstance(g, ca.SX) and (not coords.numel() or not ca.depends_on(g, coords)):
+        problems.append(f"{comp.path}: contact '{name}' has a gap that no coordinate changes "
+                        "(its flange is fixed, not on a mass or an inertia); connect it to a "
+                        "moving body")
+        return
+    model.contact(name, **kw)

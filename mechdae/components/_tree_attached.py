@@ -10,13 +10,10 @@ import casadi as ca
 
 from ..dsl.model import _info
 from ..errors import ModelError
+from ._graph import CONTACT_KEYS, add_contact
 from .core import TIME
 
 __all__ = ["attached", "symbols_known"]
-
-_CONTACT_KEYS = ("gap", "tangent", "tangent_velocity", "restitution", "friction",
-                 "tangential_restitution")
-
 
 def _attached_exprs(c):
     """Every expression an attached component declared (energies, flows, outputs,
@@ -28,7 +25,7 @@ def _attached_exprs(c):
             out.extend(energy)
     out.extend(e for _, e in c._outputs)
     for kw in c._contacts:
-        for key in _CONTACT_KEYS:
+        for key in CONTACT_KEYS:
             v = kw.get(key)
             out.extend(v if isinstance(v, (list, tuple)) else [v])
     return [e for e in out if isinstance(e, ca.SX)]
@@ -119,7 +116,7 @@ def attached(model, comps, kinds, node_of, psym, qs):
                     continue
                 items.append(("vw", c, (cn, i), d))
         for k, kw in enumerate(c._contacts):
-            for key in _CONTACT_KEYS:
+            for key in CONTACT_KEYS:
                 v = kw.get(key)
                 if isinstance(v, (list, tuple)):
                     v = ca.vertcat(*v)
@@ -158,18 +155,8 @@ def attached(model, comps, kinds, node_of, psym, qs):
     problems = []
     for c in att:
         for k, kw in enumerate(c._contacts):
-            kw = dict(kw)
-            name = f"{c.path}.{kw.pop('name')}"
-            for key in _CONTACT_KEYS:
-                if (id(c), k, key) in contact_kw:
-                    kw[key] = contact_kw[(id(c), k, key)]
-            g = kw.get("gap")
-            if isinstance(g, ca.SX) and (not coords.numel() or not ca.depends_on(g, coords)):
-                problems.append(f"model '{model.name}': {c.path}: contact '{name}' has a gap "
-                                "that no coordinate changes (its flange is fixed, not on a "
-                                "mass or an inertia); connect it to a moving body")
-                continue
-            model.contact(name, **kw)
+            add_contact(model, c, kw, lambda key, e: contact_kw.get((id(c), k, key), e), coords,
+                        problems)
     if problems:
-        raise ModelError(problems)
+        raise ModelError([f"model '{model.name}': {p}" for p in problems])
     return flows, unknown, outputs

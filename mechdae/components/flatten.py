@@ -31,7 +31,7 @@ import numpy as np
 from ..dsl.model import _info, der, der_many
 from ..errors import ModelError
 from ._graph import INDETERMINATE as _INDET, UNKNOWN as _UNKNOWN, Subst as _Subst
-from ._graph import hashes as _hashes
+from ._graph import add_contact, hashes as _hashes
 from .core import TIME
 from .eliminate import choose_eliminations, reaction_multipliers
 from .nodes import check_references, resolve_nodes
@@ -407,24 +407,8 @@ def flatten(model):
     for (name, _), e in zip(hols, S.apply([e for _, e in hols])):
         model.holonomic(e, name=name)
     for c in comps:
-        path = c.path
         for kw in c._contacts:
-            kw = dict(kw)
-            name = f"{path}.{kw.pop('name')}"
-            for key in ("gap", "tangent", "tangent_velocity", "restitution", "friction",
-                        "tangential_restitution"):
-                val = kw.get(key)
-                if isinstance(val, ca.SX):
-                    kw[key] = S.apply([val])[0]
-                elif isinstance(val, (list, tuple)):
-                    kw[key] = S.apply([ca.vertcat(*val)])[0]
-            g = kw.get("gap")
-            if isinstance(g, ca.SX) and (not coords.numel() or not ca.depends_on(g, coords)):
-                P.append(f"{c.path}: contact '{kw.get('name', name)}' has a gap that no "
-                         "coordinate changes (its flange is fixed, not on a mass or an "
-                         "inertia); connect it to a moving body")
-                continue
-            model.contact(name, **kw)
+            add_contact(model, c, kw, lambda key, e: S.apply([e])[0], coords, P)
     # outputs: every potential and flow, and the components' own
     unavailable = {}
     taken = set(model._names)

@@ -120,21 +120,10 @@ class Frame(Connector):
                     "sp.FreeMotion for a body that moves freely) or to a sp.Fixed frame")
 
     # r, R, Fr, FR: made on first use (the tree fast path never needs them)
-    @property
-    def r(self):
-        return self._part("r", lambda: ca.vertcat(*self.potential_syms[:3]))
-
-    @property
-    def R(self):
-        return self._part("R", lambda: _mat(self.potential_syms[3:]))
-
-    @property
-    def Fr(self):
-        return self._part("Fr", lambda: ca.vertcat(*self.flow_syms[:3]))
-
-    @property
-    def FR(self):
-        return self._part("FR", lambda: _mat(self.flow_syms[3:]))
+    r = property(lambda self: self._part("r", lambda: ca.vertcat(*self.potential_syms[:3])))
+    R = property(lambda self: self._part("R", lambda: _mat(self.potential_syms[3:])))
+    Fr = property(lambda self: self._part("Fr", lambda: ca.vertcat(*self.flow_syms[:3])))
+    FR = property(lambda self: self._part("FR", lambda: _mat(self.flow_syms[3:])))
 
     def _part(self, key, make):
         d = self.__dict__

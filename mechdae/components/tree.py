@@ -58,11 +58,12 @@ _HAND = ("coords", "speeds_", "kinematics_", "variables", "T_terms", "T_report",
 _FN = {}
 
 
-def _function(name):
-    """The CasADi Functions of one propagation step (built once per process)."""
+def _function(name, makers=None):
+    """The CasADi Functions of one propagation step (built once per process; ``makers``:
+    name -> builder, this module's planar ones by default)."""
     f = _FN.get(name)
     if f is None:
-        f = _FN[name] = _MAKERS[name]()
+        f = _FN[name] = (makers or _MAKERS)[name]()
     return f
 
 

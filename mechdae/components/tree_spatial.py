@@ -13,16 +13,13 @@ frame (``f[i]``, ``t[i]``) as the generic path offers them.
 """
 import casadi as ca
 
-__all__ = ["flatten_spatial"]
+from .tree import _function as _cached
 
-_FN = {}
+__all__ = ["flatten_spatial"]
 
 
 def _function(name):
-    f = _FN.get(name)
-    if f is None:
-        f = _FN[name] = _MAKERS[name]()
-    return f
+    return _cached("spatial " + name, _MAKERS)
 
 
 def _frame_syms():
@@ -99,8 +96,9 @@ def _const(n):
     return ca.SX(ca.DM([float(x) for x in n]))
 
 
-_MAKERS = {"move": _make_move, "revolute": _make_revolute, "prismatic": _make_prismatic,
-           "body": _make_body, "resolve": _make_resolve}
+_MAKERS = {"spatial " + k: f for k, f in (
+    ("move", _make_move), ("revolute", _make_revolute), ("prismatic", _make_prismatic),
+    ("body", _make_body), ("resolve", _make_resolve))}
 
 
 def flatten_spatial(model, comps, kinds, order, node_of, psym, qs):
