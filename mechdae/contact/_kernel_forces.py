@@ -134,6 +134,13 @@ def contact_forces(D, b, v_t, mu, dim=2, slide_tol=1e-12, tol=1e-9, max_solution
         D, bb, vt, muv, dim, slide_tol, cap, tol, max_boxes)
     if st == _BAD:
         raise _bad_input(bad, bidx, dim)
+    return _painleve_result(nsol, lam, acc, modes, incomplete, cap)
+
+
+def _painleve_result(nsol, lam, acc, modes, incomplete, cap):
+    """The :class:`PainleveSolution` of an enumeration from the kernel's raw outputs (the
+    stored solutions, their common status); also used by the event engine's thin entry
+    (mechdae.simulate.event.forces.solve_contact_forces)."""
     sols = [ContactForceSolution(lam[i].copy(), acc[i].copy(),
                                  tuple(MODE_NAMES[m] for m in modes[i]))
             for i in range(min(nsol, cap))]

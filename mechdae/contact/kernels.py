@@ -38,7 +38,7 @@ from ._kernel_impact import (  # noqa: F401
     _enum_result, frictionless_unique, frictionless_unique_batch, impact, impact_batch)
 from ._kernel_forces import (  # noqa: F401
     ContactForceSolution, FCSolution, PainleveSolution, _fc_inputs, _fc_matrix,
-    contact_forces, fc_error, solve_fc)
+    _painleve_result, contact_forces, fc_error, solve_fc)
 
 __all__ = ["impact", "impact_batch", "contact_forces", "solve_fc", "fc_error",
            "ImpactSolution", "ImpactBatchSolution", "PainleveSolution", "ContactForceSolution",

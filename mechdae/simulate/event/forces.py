@@ -36,9 +36,13 @@ import numpy as np
 
 from ...errors import SolverError
 from ...contact.kernels import (ContactForceSolution, PainleveSolution, contact_forces,
-                                ENUM_MAX, frictionless_unique, solve_fc)
+                                ENUM_MAX, MAX_BOXES, _painleve_result, frictionless_unique,
+                                solve_fc)
 
 __all__ = ["solve_contact_forces", "ENUM_FRICTION", "ENUM_FRICTIONLESS"]
+
+_CONTACT_FORCES = contact_forces     # the library's wrapper (tests may wrap kernels')
+_CAP = 64                            # its max_solutions default, the solutions stored
 
 #: Largest set of contacts with friction whose modes are enumerated.
 ENUM_FRICTION = 4
@@ -75,10 +79,31 @@ def solve_contact_forces(D, b, vt, mu, nt, dim, slide_tol=1e-12, tol=1e-9):
     mu = np.asarray(mu, float)
     friction = any(nt[a] and mu[a] > 0 for a in range(k))
     if k <= (ENUM_FRICTION if friction else ENUM_FRICTIONLESS):
-        return contact_forces(D, b, vt, mu, dim=dim, slide_tol=slide_tol, tol=tol)
+        return _enumerate(D, b, vt, mu, dim, slide_tol, tol)
     return _complementarity(np.asarray(D, float), np.asarray(b, float),
                             np.asarray(vt, float).reshape(k, dim - 1), mu, list(nt), dim,
                             slide_tol, tol)
+
+
+def _enumerate(D, b, vt, mu, dim, slide_tol, tol):
+    """``contact_forces(D, b, vt, mu, dim=dim, slide_tol=slide_tol, tol=tol)``, the same
+    solution, through the kernel's thin entry (``_contact.painleve``) when the wrapper is
+    the library's own and the inputs are float64 C-contiguous as the engine builds them:
+    the wrapper's argument checks cost more than the enumeration of one contact. Bad
+    input goes through the wrapper (its error)."""
+    from ...contact import kernels
+    if (kernels.contact_forces is not _CONTACT_FORCES or not 0 < tol < 1
+            or not slide_tol >= 0
+            or any(type(a) is not np.ndarray or a.dtype != np.float64
+                   or not a.flags.c_contiguous for a in (D, b, vt, mu))
+            or D.shape != (mu.shape[0] * dim,) * 2 or b.shape != (D.shape[0],)
+            or vt.shape != (mu.shape[0] * (dim - 1),)):
+        return kernels.contact_forces(D, b, vt, mu, dim=dim, slide_tol=slide_tol, tol=tol)
+    st, nsol, _, _, lam, acc, modes, incomplete = kernels._contact.painleve(
+        D, b, vt, mu, dim, slide_tol, _CAP, tol, MAX_BOXES)
+    if st == kernels._BAD:
+        return kernels.contact_forces(D, b, vt, mu, dim=dim, slide_tol=slide_tol, tol=tol)
+    return _painleve_result(nsol, lam, acc, modes, incomplete, _CAP)
 
 
 def _kinds(vt, mu, nt, slide_tol):
