@@ -16,17 +16,20 @@
    Measured (load ~1.5, best of 3), with the tree fast path of the flattening
    (mechdae/components/tree.py: frames in closed form from the root, energies in joint
    coordinates, cut forces by Newton-Euler; the components build no CasADi equations):
-   default compile 95 ms against 62 ms (ratio 1.5, target 2: met; was 0.70 s, 11.4x):
+   default compile 93-97 ms against 62 ms (ratio 1.5, target 2: met; was 0.70 s, 11.4x):
    build 6.5 ms, flatten 32 ms, compile_model 50 ms (nlink_chain.py: build 35 ms, derive
    22 ms). The mass matrix has 11,767 instructions (was 25,871; nlink_chain.py 6,513) and
-   runs as generated C: simulate 2 s 60 ms against 47 ms, per rhs 1.25x (was 8.4x). With
-   ``evaluate=True``: M 8,877 instructions (was 8,935; nlink_chain.py's evaluated build
-   4,559), per rhs 1.09x. Where the rest of M goes: joint (relative) coordinates -- the same
-   chain written by hand in relative angles has M 8,282 (evaluated 6,327) -- and per-link
-   parameters r, r_cm, m, I (6 per link against 3 shared), whose frame_b and center-of-mass
-   kinematics are separate expressions even where r = r_cm.
-   The spatial chain takes the generic path: compile 2.36 s (37.8x), M 62,347 nodes,
-   per rhs 21x.
+   runs as generated C: simulate 2 s 60 ms against 47 ms, per rhs 1.2-1.25x (was 8.4x).
+   With ``evaluate=True``: M 8,877 instructions (was 8,935; nlink_chain.py's evaluated
+   build 4,559), per rhs 1.10x. Where the rest of M goes: joint (relative) coordinates --
+   the same chain written by hand in relative angles has M 8,282 (evaluated 6,327) -- and
+   per-link parameters r, r_cm, m, I (6 per link against 3 shared), whose frame_b and
+   center-of-mass kinematics are separate expressions even where r = r_cm.
+   The spatial chain (mechdae/components/tree_spatial.py): compile 213 ms (3.4x; was
+   2.36 s, 37.8x): build 30 ms, flatten 100 ms (2,448 outputs and 451 parameters through
+   the Model API: ~35 ms), compile_model 75 ms; M 12,582 nodes (was 62,347), per rhs 5.1x
+   (was 21x): its right-hand side runs interpreted (the generated source is past
+   codegen.MAX_SOURCE; M 13,482 and h 6,273 instructions against the planar 11,767/3,920).
 3. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
    flat equations per component) through every stage: component construction, flattening
    (alias elimination included), index reduction, derivation; the growth exponent between
