@@ -28,10 +28,13 @@ def _frame_syms():
 
 
 def _rotation(n, q):
-    """Rodrigues' rotation by ``q`` about the unit axis ``n`` (as spatial.axis_rotation)."""
+    """Rodrigues' rotation by ``q`` about the unit axis ``n`` (as spatial.axis_rotation),
+    written ``cos q (I - n n^T) + sin q [n]x + n n^T``: with ``n`` a constant along an axis
+    the zero and unit coefficients fold away (``[[c, -s, 0], [s, c, 0], [0, 0, 1]]``)."""
+    nn = ca.mtimes(n, n.T)
     K = ca.vertcat(ca.horzcat(0, -n[2], n[1]), ca.horzcat(n[2], 0, -n[0]),
                    ca.horzcat(-n[1], n[0], 0))
-    return ca.SX.eye(3) + ca.sin(q) * K + (1 - ca.cos(q)) * ca.mtimes(K, K)
+    return ca.cos(q) * (ca.SX.eye(3) - nn) + ca.sin(q) * K + nn
 
 
 def _make_move():
