@@ -143,14 +143,18 @@ class CycleLogic:
         self._stiff_tries = 0
         self.zero_steps = 0
         events, names, nt, logs = self.events, self.names, self.nt, self.impact_log
-        P = log[:, 5:5 + d].copy()              # own arrays; the records are row views
-        vm = log[:, 5 + d:5 + 2 * d].copy()
-        vp = log[:, 5 + 2 * d:5 + 3 * d].copy()
-        for k, (t, i, E0, E1, mo) in enumerate(log[:, :5].tolist()):
-            i = int(i)
-            n = 1 + nt[i]
+        head = log[:, :5].tolist()
+        contacts = [int(h[1]) for h in head]
+        n = {1 + nt[i] for i in contacts}
+        n = n.pop() if len(n) == 1 else None     # every row the same length: row views
+        blocks = []
+        for j in range(3):                      # P, v^-, v^+: own arrays, row views
+            B = log[:, 5 + j * d:5 + j * d + (n or d)].copy()
+            blocks.append(list(B) if n else [B[k, :1 + nt[i]] for k, i in
+                                              enumerate(contacts)])
+        for (t, _, E0, E1, mo), i, P, vm, vp in zip(head, contacts, *blocks):
             name = names[i]
-            events.append(Event(t, name, "impact", P[k, :n], E0, E1, v_minus=vm[k, :n],
-                                v_plus=vp[k, :n], energy_impact=(E0, E1), status="unique",
+            events.append(Event(t, name, "impact", P, E0, E1, v_minus=vm, v_plus=vp,
+                                energy_impact=(E0, E1), status="unique",
                                 modes={name: MODE_NAMES[int(mo)]}))
             logs[i].append(t)
