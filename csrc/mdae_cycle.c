@@ -62,37 +62,59 @@ static void layout(const mdae_cycle_model *m, int nx, int ne, double *work, int 
     B->kiwork = iwork + cap;
 }
 
-/* The accumulation rule's check (simulate/event/accumulation.py): whether contact i's
- * series of impacts would be ended here (then the caller decides). */
+/* measured_ratio (simulate/event/accumulation.py): the ratio of the last flights when the
+ * last n flight-time ratios of the times tt[0..m) agree within tol and lie in (0, r_max);
+ * 0 otherwise (m >= n + 2 needed). */
+static double measured_ratio(const double *tt, int m, int n, double tol, double r_max)
+{
+    const double *t = tt + (m - (n + 2));
+    double lo = INFINITY, up = -INFINITY, sum = 0.0, r = 0.0;
+    int k;
+    if (n < 1 || m < n + 2)
+        return 0.0;
+    for (k = 0; k < n + 1; ++k)
+        if (!(t[k + 1] - t[k] > 0))
+            return 0.0;
+    for (k = 0; k < n; ++k) {
+        r = (t[k + 2] - t[k + 1]) / (t[k + 1] - t[k]);
+        lo = r < lo ? r : lo;
+        up = r > up ? r : up;
+        sum += r;
+    }
+    if (0 < lo && up < r_max && up - lo <= tol * sum / n)
+        return r;
+    return 0.0;
+}
+
+/* The accumulation rule's check (simulate/event/accumulation.py, _series_end): whether
+ * contact i's series of impacts would be ended here (then the caller decides). */
 static int series_ends(const mdae_cycle_model *m, const mdae_cycle_options *c,
                        const mdae_ode_options *o, int i, double t, const double *hist,
                        const int *nhist)
 {
     int j, cnt = nhist[i];
-    const double *hi = hist + 3 * i;
-    double prev = cnt ? hi[cnt - 1] : -INFINITY;
-    double tres = o->event_tol * (fabs(t) > 1.0 ? fabs(t) : 1.0);
+    const double *hi = hist + MDAE_CYCLE_HIST * i;
+    double tt[MDAE_CYCLE_HIST + 1], r;
+    double prev = cnt ? hi[cnt - 1] : -INFINITY, scale = fabs(t) > 1.0 ? fabs(t) : 1.0;
+    double tres = o->event_tol * scale;
     if (!c->zeno || !(m->e_n[i] > 0))
         return 0;
+    for (j = 0; j < cnt; ++j)
+        tt[j] = hi[j];
+    tt[cnt] = t;
+    if (c->early) {
+        if (cnt >= 1 && t - prev < c->min_flight * scale)
+            return 1;
+        return measured_ratio(tt, cnt + 1, c->n_ratio, c->ratio_tol, c->r_max) != 0.0;
+    }
     if (m->nc >= 2)
         for (j = 0; j < m->nc; ++j)          /* another contact impacted since: no series */
-            if (j != i && nhist[j] && hist[3 * j + nhist[j] - 1] > prev)
+            if (j != i && nhist[j] && hist[MDAE_CYCLE_HIST * j + nhist[j] - 1] > prev)
                 return 0;
     if (cnt >= 1 && t - prev < tres)
         return 1;
-    if (cnt >= 3) {
-        double d0 = hi[1] - hi[0], d1 = hi[2] - hi[1], d2 = t - hi[2];
-        double mn = d0 < d1 ? d0 : d1;
-        mn = mn < d2 ? mn : d2;
-        if (mn > 0) {
-            double r0 = d1 / d0, r1 = d2 / d1;
-            double lo = r0 < r1 ? r0 : r1, up = r0 < r1 ? r1 : r0;
-            if (0 < lo && up < c->r_max && up - lo <= c->ratio_tol * (r0 + r1) / 2.0
-                && (t - prev) * r1 / (1.0 - r1) < tres)
-                return 1;
-        }
-    }
-    return 0;
+    r = measured_ratio(tt, cnt + 1, 2, c->ratio_tol, c->r_max);
+    return r != 0.0 && (t - prev) * r / (1.0 - r) < tres;
 }
 
 /* Resolve the event at (t, x) when it is a simple impact (mdae_cycle.h): x becomes the
@@ -225,7 +247,8 @@ int mdae_cycle_run(const mdae_ode_system *s, const mdae_ode_options *o,
         || !log || !work || !iwork || !m->terms || !m->energy || !c->gap_of || s->ne < 1
         || m->nc < 1 || m->dim < 2 || m->dim > 3 || m->nu < 1 || m->nq < 0
         || m->nq + m->nu > s->nx
-        || !(window > 0) || c->max_impacts < 0)
+        || !(window > 0) || c->max_impacts < 0
+        || (c->early && (c->n_ratio < 1 || c->n_ratio > MDAE_CYCLE_HIST - 1)))
         return MDAE_BAD_INPUT;
     memset(info, 0, sizeof(*info));
     nx = s->nx;
@@ -267,10 +290,13 @@ int mdae_cycle_run(const mdae_ode_system *s, const mdae_ode_options *o,
         info->n_rows = rows;
         info->n_impacts += 1;
         {
-            int i = (int)log[(size_t)(info->n_impacts - 1) * L + 1], n = nhist[i];
-            double *hi = hist + 3 * i, dt = t - info->last_event, hmin64 = 64 * c->h_min;
-            if (n == 3) {
-                hi[0] = hi[1]; hi[1] = hi[2]; hi[2] = t;
+            int i = (int)log[(size_t)(info->n_impacts - 1) * L + 1], n = nhist[i], k;
+            double *hi = hist + MDAE_CYCLE_HIST * i, dt = t - info->last_event;
+            double hmin64 = 64 * c->h_min;
+            if (n == MDAE_CYCLE_HIST) {
+                for (k = 1; k < n; ++k)
+                    hi[k - 1] = hi[k];
+                hi[n - 1] = t;
             } else {
                 hi[n] = t;
                 nhist[i] = n + 1;

@@ -15,7 +15,8 @@
  *     gap_tol) from the free contact acceleration b), and, unless another contact
  *     impacted since contact i's previous impact, neither the last flight nor the flights
  *     predicted by the measured ratio of the last three (their ratios agreeing within
- *     ratio_tol, below r_max) are shorter than event_tol max(1, |t|);
+ *     ratio_tol, below r_max) are shorter than event_tol max(1, |t|); with the early rule,
+ *     neither n_ratio flight ratios agree nor is the last flight below min_flight;
  *   - the impact problem (mdae_impact_solve, enumeration, one contact) has one solution,
  *     its search complete, and the contact separates after it: v_n^+ > vel_tol.
  *
@@ -58,7 +59,11 @@ typedef struct {
     const int *gap_of;      /* ne: the contact whose gap event function k is, else -1     */
     double gap_tol, vel_tol;
     double rest_velocity;   /* v_res (< 0: from the free normal acceleration)             */
-    int zeno;               /* 1: the accumulation rule's time checks apply               */
+    int zeno;               /* 1: the accumulation rule's checks apply                    */
+    int early;              /* 1: zeno="early": a series ends once n_ratio flight ratios
+                               agree, or at a flight below min_flight max(1, |t|)         */
+    int n_ratio;            /* flight ratios that must agree (early; <= MDAE_CYCLE_HIST - 1) */
+    double min_flight;
     double ratio_tol, r_max;
     double h_min, h_max;    /* the next window after an impact: min(max(dt, 64 h_min), h_max) */
     int max_impacts;        /* resolve at most this many impacts, then return             */
@@ -77,6 +82,9 @@ typedef struct {
     mdae_ode_info ode;      /* of the last phase                                          */
 } mdae_cycle_info;
 
+/* Impact times kept per contact (the accumulation rule reads the last ones). */
+#define MDAE_CYCLE_HIST 8
+
 /* Doubles of the log per impact: t, contact, E0, E1, mode, then P, v^-, v^+ (dim each). */
 #define MDAE_CYCLE_LOG(dim) (5 + 3 * (dim))
 
@@ -89,8 +97,8 @@ size_t mdae_cycle_iwork_size(const mdae_cycle_model *m, const mdae_cycle_options
  * x, xdot      in: x(t0); out: the state at info->ode.t and f there
  * window, h0   the first phase's window and first step (<= 0: automatic)
  * P            runtime parameters (P[0] overwritten)
- * hist, nhist  per contact its last (up to 3) impact times, oldest first (hist[3 i ..]),
- *              and their count (updated)
+ * hist, nhist  per contact its last (up to MDAE_CYCLE_HIST) impact times, oldest first
+ *              (hist[MDAE_CYCLE_HIST i ..]), and their count (updated)
  * t_out        n_out output times
  * T_rows, X_rows   out: sample rows (capacity n_out + 2 max_impacts; X row-major, nx)
  * e, edot, fired   out: as mdae_ode_run's, of the last phase

@@ -57,8 +57,8 @@ def test_ball_impacts_in_c_at_the_closed_form_times(ball, monkeypatch):
     res = _run_ball(ball)
     imp = [e for e in res.events if e.kind == "impact"]
     assert len(imp) == 40
-    # all but the impacts that end the series (left to Python's accumulation rule)
-    assert 35 <= cnt.n < 40
+    # all but the impact that ends the series (left to Python's accumulation rule)
+    assert cnt.n == res.stats["n_c_impacts"] == 39
     t1 = math.sqrt(2 * H0 / G)
     tk = t1 + np.concatenate([[0.0], np.cumsum(2 * t1 * E ** np.arange(1, 40))])
     np.testing.assert_allclose([e.t for e in imp], tk, atol=1e-9, rtol=0)
@@ -153,11 +153,17 @@ def test_a_patched_kernel_sees_every_impact(ball, monkeypatch):
     assert len(calls) == sum(e.kind == "impact" for e in res.events) == 40
 
 
-def test_zeno_early_keeps_python(ball, monkeypatch):
-    cnt = _Count(monkeypatch)
+def test_zeno_early_in_c_the_same_early_jump(ball, monkeypatch):
+    # zeno="early": the series ends once 4 flight ratios agree (min_impacts=5); the C
+    # cycle resolves the first impacts and leaves the one that ends the series to Python
     res = _run_ball(ball, zeno="early")
-    assert cnt.n == 0
+    assert res.stats["n_c_impacts"] == 5
     assert sum(e.kind == "impact" for e in res.events) == 6
+    acc = [e for e in res.events if e.kind == "accumulation"]
+    t1 = math.sqrt(2 * H0 / G)
+    assert acc[0].t == pytest.approx(t1 + 2 * t1 * E / (1 - E), abs=1e-9)
+    _without_cycle(monkeypatch)
+    _same_runs(res, _run_ball(ball, zeno="early"))
 
 
 def test_threads_get_identical_results(ball):

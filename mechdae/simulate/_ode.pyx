@@ -89,8 +89,8 @@ cdef extern from "mdae_cycle.h":
     ctypedef struct mdae_cycle_options:
         const int *gap_of
         double gap_tol, vel_tol, rest_velocity
-        int zeno
-        double ratio_tol, r_max, h_min, h_max
+        int zeno, early, n_ratio
+        double min_flight, ratio_tol, r_max, h_min, h_max
         int max_impacts
         mdae_impact_options impact
     ctypedef struct mdae_cycle_info:
@@ -99,6 +99,7 @@ cdef extern from "mdae_cycle.h":
         long n_phases, n_steps, n_shoots
         mdae_ode_info ode
     int MDAE_CYCLE_LOG(int dim)
+    int MDAE_CYCLE_HIST
     size_t mdae_cycle_work_size(const mdae_cycle_model *m, const mdae_cycle_options *c,
                                 int nx, int ne)
     size_t mdae_cycle_iwork_size(const mdae_cycle_model *m, const mdae_cycle_options *c)
@@ -364,11 +365,14 @@ cdef class Cycle:
     cdef mdae_cycle_options c
     cdef cnp.ndarray offs, nt, e_n, e_t, mu, gap_of, work, iwork
     cdef public int dim, L
+    #: impact times kept per contact (columns of ``hist``)
+    HIST = MDAE_CYCLE_HIST
 
     def __init__(self, Phase phase, CFunction terms, CFunction energy, int nq, int nu,
                  offs, nt, e_n, e_t, mu, int nW, gap_of, double gap_tol, double vel_tol,
                  double rest_velocity, bint zeno, double ratio_tol, double r_max,
-                 int facets, int max_iter, double tol, int max_boxes):
+                 int facets, int max_iter, double tol, int max_boxes, bint early=False,
+                 int n_ratio=2, double min_flight=0.0):
         cdef int nc = len(offs)
         self.phase, self.terms_f, self.energy_f = phase, terms, energy
         self.offs = np.ascontiguousarray(offs, dtype=np.intc)
@@ -396,6 +400,9 @@ cdef class Cycle:
         self.c.gap_of = <const int *>cnp.PyArray_DATA(self.gap_of)
         self.c.gap_tol, self.c.vel_tol, self.c.rest_velocity = gap_tol, vel_tol, rest_velocity
         self.c.zeno, self.c.ratio_tol, self.c.r_max = zeno, ratio_tol, r_max
+        if early and not 1 <= n_ratio <= MDAE_CYCLE_HIST - 1:
+            raise ValueError(f"Cycle: n_ratio must be in [1, {MDAE_CYCLE_HIST - 1}]")
+        self.c.early, self.c.n_ratio, self.c.min_flight = early, n_ratio, min_flight
         mdae_impact_options_default(&self.c.impact)
         self.c.impact.facets, self.c.impact.max_iter = facets, max_iter
         self.c.impact.tol = self.c.impact.energy_tol = tol
@@ -410,8 +417,8 @@ cdef class Cycle:
             int max_impacts=256):
         """Integrate from ``(t0, x0)`` to ``t_end`` through simple impacts; stops at
         ``t_end``, at an event that is not a simple impact, at a stiff stretch, or after
-        ``max_impacts`` impacts. ``hist`` (nc, 3) and ``nhist`` (nc,) int: the last impact
-        times per contact, updated in place.
+        ``max_impacts`` impacts. ``hist`` (nc, HIST) and ``nhist`` (nc,) int: the last
+        impact times per contact (oldest first), updated in place.
 
         Returns
         -------
@@ -442,9 +449,9 @@ cdef class Cycle:
         cdef cnp.ndarray[cnp.float64_t, ndim=1] shift = ph.shift
         if x.shape[0] != nx:
             raise ValueError(f"x0: {x.shape[0]} values, expected {nx}")
-        if (H.shape[0] != self.m.nc or H.shape[1] != 3 or not H.flags.c_contiguous
+        if (H.shape[0] != self.m.nc or H.shape[1] != MDAE_CYCLE_HIST or not H.flags.c_contiguous
                 or nH.shape[0] != self.m.nc or shift.shape[0] != ne or max_impacts < 0):
-            raise ValueError("Cycle.run: hist (nc, 3) C-contiguous, nhist (nc,), max_impacts >= 0")
+            raise ValueError("Cycle.run: hist (nc, HIST) C-contiguous, nhist (nc,), max_impacts >= 0")
         to = np.ascontiguousarray(np.zeros(0) if t_out is None else t_out, dtype=np.float64)
         nout = to.shape[0]
         To = np.empty(nout + 2 * max_impacts + 1)

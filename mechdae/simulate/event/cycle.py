@@ -15,7 +15,7 @@ The cycle is used when its result cannot differ from the Python path's: the mode
 and the contact terms run as generated C, the model has no bilateral constraints (the
 contact space is then ``M^-1 W^T`` from the terms), the run has no monitor, no pending
 accumulation, the impact kernel is the library's own (not wrapped), and the accumulation
-rule is the default one (``zeno="early"`` and ``zeno_action="report"`` keep Python).
+rule is not ``zeno_action="report"`` (which keeps Python).
 """
 import numpy as np
 
@@ -62,7 +62,9 @@ class CycleLogic:
                 or self._energy_call is None):
             return None
         z = self.zeno_opts
-        if z is not None and (z["early"] or self.zeno_action == "report"):
+        early = z is not None and bool(z["early"])
+        if z is not None and (self.zeno_action == "report" or early and not
+                              1 <= int(z["min_impacts"]) - 1 <= _ode.Cycle.HIST - 1):
             return None
         gap_of = [i if kd == "gap" else -1 for i, kd in ph[5]]
         if all(g < 0 for g in gap_of):
@@ -75,7 +77,9 @@ class CycleLogic:
                           self.e_t, self.mu, sum(1 + k for k in self.nt), gap_of,
                           self.gap_tol, self.vel_tol, -1.0 if rv is None else float(rv),
                           z is not None, z["ratio_tol"] if z else 0.05,
-                          z["r_max"] if z else 0.98, facets, max_iter, tol, max_boxes)
+                          z["r_max"] if z else 0.98, facets, max_iter, tol, max_boxes,
+                          early=early, n_ratio=int(z["min_impacts"]) - 1 if early else 2,
+                          min_flight=float(z["min_flight"]) if early else 0.0)
 
     def _run_cycle(self, cy, ph, tb, window, h_max, h_min):
         """Integrate the current mode in C to ``tb`` through its simple impacts; returns
@@ -86,11 +90,11 @@ class CycleLogic:
         if cap <= 0:
             return self._rk(ph, tb, window, h_max), window, None
         mode = self.mode
-        hist = np.zeros((self.nc, 3))
+        hist = np.zeros((self.nc, cy.HIST))
         nhist = np.zeros(self.nc, dtype=np.intc)
         for i, lg in self.impact_log.items():
             if lg:
-                k = min(3, len(lg))
+                k = min(cy.HIST, len(lg))
                 hist[i, :k] = lg[-k:]
                 nhist[i] = k
         auto = self.phase_integrator == "auto"
@@ -142,6 +146,7 @@ class CycleLogic:
         self._stiff_mode = None
         self._stiff_tries = 0
         self.zero_steps = 0
+        self.n_c_impacts += log.shape[0]
         events, names, nt, logs = self.events, self.names, self.nt, self.impact_log
         head = log[:, :5].tolist()
         contacts = [int(h[1]) for h in head]

@@ -116,6 +116,7 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
         self._stiff_mode = None       # a mode found stiff: cvodes for a window (see advance)
         self._stiff_tries = 0
         self.n_steps = self.n_rk = 0
+        self.n_c_impacts = 0          # impacts resolved by the C cycle (.cycle)
         self._terms_memo = {}
         self.events = []
         self.samples_t, self.samples_x, self.samples_mode = [], [], []

@@ -136,6 +136,7 @@ def build_result(engine, system, specs, pv, H, K, stats, init_report, wall0):
     stats = dict(stats)
     stats.update(n_windows=engine.n_windows, n_shoots=engine.n_shoots,
                  n_rk_phases=engine.n_rk, n_rk_steps=engine.n_steps,
+                 n_c_impacts=engine.n_c_impacts,
                  modes=sorted(m for m in groups if m is not None))
     res = postprocess(system, ts, X, pv, specs, H, K, stats, init_report,
                       events=sorted(engine.events, key=lambda e: e.t),
