@@ -122,18 +122,24 @@ _MAKERS = {"rigid": _make_rigid, "prismatic": _make_prismatic, "body": _make_bod
 class _Node:
     """A frame node: position, angle and their first and second rates (SX scalars)."""
     __slots__ = ("x", "y", "phi", "vx", "vy", "w", "ax", "ay", "al", "cs", "pos", "members",
-                 "st", "flange")
+                 "st", "flange", "vals")
 
     def __init__(self, members):
         self.members = members           # connectors joined here
         self.pos = None                  # the connector that positions the node
         self.cs = None
         self.flange = None               # a drive flange's node: (value, rate)
+        self.st = self.vals = None       # a spatial frame's state, its potentials and rates
 
     def values(self):
         """``(potentials, their rates)`` in the connectors' order."""
         if self.flange is not None:
             return (self.flange[0],), (self.flange[1],)
+        if self.st is not None:
+            if self.vals is None:
+                from .tree_spatial import frame_values
+                self.vals = frame_values(self.st)
+            return self.vals
         return (self.x, self.y, self.phi), (self.vx, self.vy, self.w)
 
     def set(self, x, y, phi, vx, vy, w, ax, ay, al, cs=None):
@@ -159,7 +165,10 @@ def _kinds(lib):
                 sp.FixedRotation: "rotation", sp.BodyShape: "bodyshape",
                 sp.BodyBox: "bodyshape", sp.BodyCylinder: "bodyshape", sp.Body: "body",
                 sp.Revolute: "revolute", sp.Prismatic: "prismatic"}
-        return tree, set(), (sp.Frame,)
+        attached = {sp.Spring, sp.Damper, sp.SpringDamper, sp.WorldForce, sp.WorldTorque,
+                    sp.PointPlaneContact, sp.PointPointContact, sp.RelativePosition,
+                    sp.RelativeVelocity, sp.RelativeAngularVelocity}
+        return tree, attached, (sp.Frame,)
     from . import planar as pl, rotational as rot, translational as tr
     tree = {pl.World: "world", pl.Fixed: "fixed", pl.FixedTranslation: "rigid",
             pl.BodyShape: "bodyshape", pl.Body: "body", pl.Revolute: "revolute",

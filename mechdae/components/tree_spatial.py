@@ -13,6 +13,7 @@ frame (``f[i]``, ``t[i]``) as the generic path offers them.
 """
 import casadi as ca
 
+from ._tree_attached import attached
 from .tree import _function as _cached
 
 __all__ = ["flatten_spatial"]
@@ -95,13 +96,38 @@ def _make_resolve():
     return ca.Function("tree_resolve", [r, R, F, tq], outs)
 
 
+def _make_values():
+    """A frame's potentials (r, R row by row) and their rates (v, [w]x R)."""
+    r, R, v, w = ca.SX.sym("r", 3), ca.SX.sym("R", 3, 3), ca.SX.sym("v", 3), ca.SX.sym("w", 3)
+    Rd = ca.mtimes(ca.skew(w), R)
+    outs = [r[k] for k in range(3)] + [R[i, j] for i in range(3) for j in range(3)]
+    outs += [v[k] for k in range(3)] + [Rd[i, j] for i in range(3) for j in range(3)]
+    return ca.Function("tree_values", [r, R, v, w], outs)
+
+
+def _make_wrench():
+    """Force and torque (world axes) of generalized flows ``(Fr, FR)``: ``t = vee2(FR R^T)``
+    (spatial.Frame.derived_outputs)."""
+    g, R = ca.SX.sym("g", 12), ca.SX.sym("R", 3, 3)
+    A = ca.mtimes(ca.reshape(g[3:], 3, 3).T, R.T)
+    return ca.Function("tree_wrench", [g, R], [g[:3], ca.vertcat(
+        A[2, 1] - A[1, 2], A[0, 2] - A[2, 0], A[1, 0] - A[0, 1])])
+
+
+def frame_values(st):
+    """``(potentials, rates)`` of a frame node from its state (for attached elements)."""
+    vals = _function("values").call(st[:4])
+    return tuple(vals[:12]), tuple(vals[12:])
+
+
 def _const(n):
     return ca.SX(ca.DM([float(x) for x in n]))
 
 
 _MAKERS = {"spatial " + k: f for k, f in (
     ("move", _make_move), ("revolute", _make_revolute), ("prismatic", _make_prismatic),
-    ("body", _make_body), ("resolve", _make_resolve))}
+    ("body", _make_body), ("resolve", _make_resolve), ("values", _make_values),
+    ("wrench", _make_wrench))}
 
 
 def flatten_spatial(model, comps, kinds, order, node_of, psym, qs):
@@ -162,22 +188,38 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs):
     if body_out:
         model.potential_energy(V_all)
         model.kinetic_energy(T_all)
+    # force elements, contacts and sensors on the frames (their flows are the generalized
+    # ones, (Fr, FR), turned into a force and a torque at their node)
+    att_flows, unknown, att_out = attached(model, comps, kinds, node_of, psym, qs)
     flows = {}                           # id(connector) -> (F, t), world axes
     for node in reversed(order):
         Ft, tt = z3, z3
+        lost = False                     # a contact force acts in the subtree
         for cn in node.members:
             if cn is node.pos:
                 continue
             c = cn.owner
-            F, tq = declared.get(id(c), (z3, z3))
-            if kinds[id(c)] != "body":
+            kind = kinds[id(c)]
+            if kind == "attached":
+                F, tq = _function("wrench").call([ca.vertcat(*att_flows[id(cn)]),
+                                                  node.st[1]])
+            else:
+                F, tq = declared.get(id(c), (z3, z3))
+            if kind not in ("body", "attached"):
+                if id(c.frame_b) in unknown:
+                    unknown.add(id(cn))
                 Fb, tb = flows[id(c.frame_b)]
                 F, tq = F - Fb, tq - tb
                 d = offsets.get(id(c))
                 if d is not None:        # the force at frame_b moved to frame_a
                     tq = tq - ca.cross(d, Fb)
             flows[id(cn)] = (F, tq)
-            Ft, tt = Ft + F, tt + tq
+            if id(cn) in unknown:
+                lost = True
+            else:
+                Ft, tt = Ft + F, tt + tq
+        if lost:
+            unknown.add(id(node.pos))
         flows[id(node.pos)] = (-Ft, -tt)
     # outputs: potentials and the cut force and torque resolved in the frame (one mapped
     # call for every connector)
@@ -190,21 +232,26 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs):
     rows = list(zip(*[ca.horzsplit(col) for col in cols]))     # per connector
     values = dict(zip(map(id, conns), rows))
     taken = set(model._names)
+    unavailable = {}
     n_pot = 0
     for c in comps:
         for cn in c._connectors:
             n_pot += len(cn.potentials)
             names = list(cn.potentials) + [f"f[{k}]" for k in (1, 2, 3)] + \
                 [f"t[{k}]" for k in (1, 2, 3)]
-            for name, e in zip(names, values[id(cn)]):
+            for k, (name, e) in enumerate(zip(names, values[id(cn)])):
                 name = f"{cn.path}.{name}"
-                if name not in taken:
-                    taken.add(name)
+                if name in taken:
+                    continue
+                taken.add(name)
+                if k >= len(cn.potentials) and id(cn) in unknown:
+                    unavailable[name] = "it is (or depends on) a contact force"
+                else:
                     model.output(name, e)
-        for name, e in body_out.get(id(c), ()):
+        for name, e in body_out.get(id(c), ()) or att_out.get(id(c), ()):
             name = f"{c.path}.{name}"
             if name not in taken:
                 taken.add(name)
                 model.output(name, e)
-    model._unavailable_outputs = {}
+    model._unavailable_outputs = unavailable
     return n_pot
