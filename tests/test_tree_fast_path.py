@@ -338,3 +338,35 @@ def test_spatial_force_elements_sensors_and_contacts_stay_on_the_fast_path():
                  "floor.gap", "arm.v_cm_0[1]"):
         assert np.abs(a[name] - b[name]).max() < 1e-7 * (1 + np.abs(b[name]).max()), name
     assert min(a["floor.gap"]) > -1e-6                          # it lands and bounces
+
+
+def _spatial_driven(fast=True):
+    from mechdae.components import rotational as rot, spatial as sp, translational as tr
+    m = md.Model("spdrive")
+    m._tree_fast_path = fast
+    w = m.add(sp.World("world"))
+    j = m.add(sp.Revolute("j", n=(0, 1, 0), phi0=0.4, useAxisFlange=True))
+    b = m.add(sp.BodyBox("b", r=(0.5, 0.0, 0.0), width=0.06))
+    p = m.add(sp.Prismatic("p", n=(1, 0, 0), s0=0.1, useAxisFlange=True))
+    s = m.add(sp.Body("s", m=0.3, I=0.01))
+    d = m.add(rot.Damper("d", d=0.1))
+    tq = m.add(rot.Torque("tq", tau=lambda t: 0.5 * md.cos(t)))
+    sd = m.add(tr.SpringDamper("sd", c=30.0, d=0.5))
+    m.connect(w.frame, j.frame_a)
+    m.connect(j.frame_b, b.frame_a)
+    m.connect(b.frame_b, p.frame_a)
+    m.connect(p.frame_b, s.frame_a)
+    m.connect(j.support, d.flange_a)
+    m.connect(j.axis, d.flange_b, tq.flange)
+    m.connect(p.support, sd.flange_a)
+    m.connect(p.axis, sd.flange_b)
+    return m
+
+
+def test_spatial_drives_on_the_axis_flanges_stay_on_the_fast_path():
+    _, fs, gs = _both_paths(_spatial_driven)
+    a, t = _same_runs(fs, gs, 2.0, 21, 1e-9, 1e-8)
+    # the axis flange balances the damper and the torque source on it
+    assert np.allclose(a["j.axis.tau"] + a["d.flange_b.tau"] + a["tq.flange.tau"], 0.0,
+                       atol=1e-12)
+    assert np.allclose(a["d.tau"], 0.1 * a["j.w"], atol=1e-12)

@@ -157,8 +157,13 @@ class _Node:
 
 
 def _kinds(lib):
-    """``(tree component kinds by class, classes attached to the tree's frames, Frame)`` of
-    the planar or the spatial library."""
+    """``(tree component kinds by class, classes attached to the tree's frames and drive
+    flanges, connector classes)`` of the planar or the spatial library."""
+    from . import planar as pl, rotational as rot, translational as tr
+    # on the drive flanges of joints (useAxisFlange=True)
+    _DRIVE = {rot.Spring, rot.Damper, rot.SpringDamper, rot.Torque, rot.AngleSensor,
+              rot.SpeedSensor, tr.Spring, tr.Damper, tr.SpringDamper, tr.Force,
+              tr.PositionSensor, tr.SpeedSensor}
     if lib == "spatial":
         from . import spatial as sp
         tree = {sp.World: "world", sp.Fixed: "fixed", sp.FixedTranslation: "rigid",
@@ -168,18 +173,13 @@ def _kinds(lib):
         attached = {sp.Spring, sp.Damper, sp.SpringDamper, sp.WorldForce, sp.WorldTorque,
                     sp.PointPlaneContact, sp.PointPointContact, sp.RelativePosition,
                     sp.RelativeVelocity, sp.RelativeAngularVelocity}
-        return tree, attached, (sp.Frame,)
-    from . import planar as pl, rotational as rot, translational as tr
+        return tree, attached | _DRIVE, (sp.Frame, rot.Flange, tr.Flange)
     tree = {pl.World: "world", pl.Fixed: "fixed", pl.FixedTranslation: "rigid",
             pl.BodyShape: "bodyshape", pl.Body: "body", pl.Revolute: "revolute",
             pl.Prismatic: "prismatic", pl.Free: "free"}
     attached = {pl.Spring, pl.Damper, pl.SpringDamper, pl.Force, pl.Torque,
                 pl.PointLineContact, pl.PointPointContact, pl.RelativeAngle,
-                pl.RelativePosition, pl.RelativeVelocity,
-                # on the drive flanges of joints (useAxisFlange=True)
-                rot.Spring, rot.Damper, rot.SpringDamper, rot.Torque, rot.AngleSensor,
-                rot.SpeedSensor, tr.Spring, tr.Damper, tr.SpringDamper, tr.Force,
-                tr.PositionSensor, tr.SpeedSensor}
+                pl.RelativePosition, pl.RelativeVelocity} | _DRIVE
     return tree, attached, (pl.Frame, rot.Flange, tr.Flange)
 
 
@@ -263,8 +263,6 @@ def _plan(model, comps):
                     return None          # two flanges joined, or a loop through them
                 node.pos = cn
                 flanges.append(node)
-    if flanges and lib == "spatial":
-        return None
     # grow the tree from the roots through frame_a -> frame_b
     order = []
     for c in comps:
@@ -309,16 +307,19 @@ def flatten_tree(model, comps):
     lib, kinds, order, node_of, flanges = plan
     world = next(c for c in comps if kinds[id(c)] == "world")
     psym, qs = _declare(model, comps)
+    zero = ca.SX(0)
+    for node in flanges:                 # drive flanges: the joint coordinate, or 0
+        c = node.pos.owner
+        node.flange = qs[id(c)][0][:2] if node.pos is c.axis else (zero, zero)
     if lib == "spatial":
         from .tree_spatial import flatten_spatial
-        n_pot = flatten_spatial(model, comps, kinds, order, node_of, psym, qs)
+        n_pot = flatten_spatial(model, comps, kinds, order, node_of, psym, qs, flanges)
         _stats(model, comps, node_of, order, n_pot, t_start)
         return True
 
     def par(e):
         return psym[e.element_hash()] if isinstance(e, ca.SX) else ca.SX(float(e))
 
-    zero = ca.SX(0)
     g = psym[world.g.element_hash()]
     grav = [ca.SX(0) if n == 0 else _B(_MUL, g, ca.SX(float(n))) for n in world.n]
     # kinematics from the roots
@@ -371,9 +372,6 @@ def flatten_tree(model, comps):
     if body_out:
         model.potential_energy(V_all)
         model.kinetic_energy(T_all)
-    for node in flanges:                 # drive flanges: the joint coordinate, or 0
-        c = node.pos.owner
-        node.flange = qs[id(c)][0][:2] if node.pos is c.axis else (zero, zero)
     # force elements, contacts and sensors on the tree's frames and drive flanges
     att_flows, unknown, att_out = _attached(model, comps, kinds, node_of, psym, qs)
     # flows (Newton-Euler from the leaves)
@@ -408,12 +406,7 @@ def flatten_tree(model, comps):
         if lost:
             unknown.add(id(node.pos))
         flows[id(node.pos)] = [_B(_SUB, zero, t) for t in total]
-    for node in flanges:                 # a drive flange balances what acts on it
-        total = zero
-        for cn in node.members:
-            if cn is not node.pos:
-                total = _B(_ADD, total, flows[id(cn)][0])
-        flows[id(node.pos)] = [_B(_SUB, zero, total)]
+    flange_flows(flanges, flows)
     # outputs: every potential and flow, and the components' own (as the generic path
     # names them); flows that carry a contact force are not offered
     taken = set(model._names)
@@ -441,6 +434,17 @@ def flatten_tree(model, comps):
     model._unavailable_outputs = unavailable
     _stats(model, comps, node_of, order, n_pot, t_start)
     return True
+
+
+def flange_flows(flanges, flows):
+    """A drive flange balances what acts on it: its flow is minus the others' at its node."""
+    zero = ca.SX(0)
+    for node in flanges:
+        total = zero
+        for cn in node.members:
+            if cn is not node.pos:
+                total = _B(_ADD, total, flows[id(cn)][0])
+        flows[id(node.pos)] = [_B(_SUB, zero, total)]
 
 
 def _declare(model, comps):

@@ -9,12 +9,15 @@ energies ``m/2 |v_cm|^2 + 1/2 w_a^T I w_a`` (``w_a = R_a^T w``) and weight; the 
 and torque of every frame by Newton-Euler from the leaves (a body: ``F = m (a_cm - g)``,
 ``t = R_a (I w_a' + w_a x I w_a) + (c - r_a) x F`` about frame_a's origin; across a
 component ``F_a = -F_b``, ``t_a = -t_b - (r_b - r_a) x F_b``), offered resolved in the
-frame (``f[i]``, ``t[i]``) as the generic path offers them.
+frame (``f[i]``, ``t[i]``) as the generic path offers them. Force elements, sources,
+contacts and sensors on its frames, and 1-D elements on the joints' drive flanges, are
+attached as in the planar path (:mod:`._tree_attached`); their generalized flows
+``(Fr, FR)`` act at their node as the force ``Fr`` and the torque ``vee2(FR R^T)``.
 """
 import casadi as ca
 
 from ._tree_attached import attached
-from .tree import _function as _cached
+from .tree import _function as _cached, flange_flows
 
 __all__ = ["flatten_spatial"]
 
@@ -130,9 +133,10 @@ _MAKERS = {"spatial " + k: f for k, f in (
     ("wrench", _make_wrench))}
 
 
-def flatten_spatial(model, comps, kinds, order, node_of, psym, qs):
-    """Write the tree into ``model`` (parameters and coordinates already declared: ``psym``,
-    ``qs`` as in :mod:`.tree`). Returns the number of potentials."""
+def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, flanges):
+    """Write the tree into ``model`` (parameters and coordinates already declared, drive
+    flanges given their values: ``psym``, ``qs``, ``flanges`` as in :mod:`.tree`). Returns
+    the number of potentials."""
     def par(e):
         return psym[e.element_hash()] if isinstance(e, ca.SX) else ca.SX(float(e))
 
@@ -221,9 +225,12 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs):
         if lost:
             unknown.add(id(node.pos))
         flows[id(node.pos)] = (-Ft, -tt)
+    for cn, f in att_flows.items():      # 1-D elements on drive flanges
+        flows.setdefault(cn, f)
+    flange_flows(flanges, flows)
     # outputs: potentials and the cut force and torque resolved in the frame (one mapped
     # call for every connector)
-    conns = [cn for c in comps for cn in c._connectors]
+    conns = [cn for c in comps for cn in c._connectors if node_of[id(cn)].st is not None]
     sts = [node_of[id(cn)].st for cn in conns]
     cols = _function("resolve").map(len(conns)).call(
         [ca.horzcat(*[st[0] for st in sts]), ca.horzcat(*[st[1] for st in sts]),
@@ -237,9 +244,14 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs):
     for c in comps:
         for cn in c._connectors:
             n_pot += len(cn.potentials)
-            names = list(cn.potentials) + [f"f[{k}]" for k in (1, 2, 3)] + \
-                [f"t[{k}]" for k in (1, 2, 3)]
-            for k, (name, e) in enumerate(zip(names, values[id(cn)])):
+            if id(cn) in values:
+                names = list(cn.potentials) + [f"f[{k}]" for k in (1, 2, 3)] + \
+                    [f"t[{k}]" for k in (1, 2, 3)]
+                vals = values[id(cn)]
+            else:                        # a drive flange
+                names = list(cn.potentials) + list(cn.flows)
+                vals = list(node_of[id(cn)].values()[0]) + flows[id(cn)]
+            for k, (name, e) in enumerate(zip(names, vals)):
                 name = f"{cn.path}.{name}"
                 if name in taken:
                     continue
