@@ -117,6 +117,7 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
         self._stiff_tries = 0
         self.n_steps = self.n_rk = 0
         self.n_c_impacts = 0          # impacts resolved by the C cycle (.cycle)
+        self._refreshed = None        # (t, mode, x) of the last _refresh
         self._terms_memo = {}
         self.events = []
         self.samples_t, self.samples_x, self.samples_mode = [], [], []
@@ -272,7 +273,8 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
         h = min(h_max, span)
         h_min = 1e-13 * max(1.0, abs(t_stop))
         last_event_t = self.t
-        self._refresh()
+        if self._refreshed != (self.t, self.mode, self.x.tobytes()):
+            self._refresh()            # (start() has just done it for a new run)
         while self.t < t_stop - 1e-14 * max(1.0, abs(t_stop)):
             tb = t_stop
             if self.pending is not None and self.pending[0] <= tb:
@@ -465,9 +467,10 @@ class EventEngine(ModeLogic, ImpactLogic, AccumulationLogic, CycleLogic):
         if ph is not None:
             xd, e, ed = ph[6](self.x, self.t, P)
             self.xd, self.ev, self.evd = xd.ravel(), e.ravel(), ed.ravel()
-            return
-        out = self.calls(self.mode)[2](self.x, self.t, P)
-        self.xd, self.ev, self.evd = out[0].ravel(), out[2].ravel(), out[3].ravel()
+        else:
+            out = self.calls(self.mode)[2](self.x, self.t, P)
+            self.xd, self.ev, self.evd = out[0].ravel(), out[2].ravel(), out[3].ravel()
+        self._refreshed = (self.t, self.mode, self.x.tobytes())
 
     def _xdot(self, x, t):
         ph = self.phase(self.mode)
