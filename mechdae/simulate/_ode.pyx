@@ -241,6 +241,19 @@ cdef class CFunction:
         return R
 
 
+cdef void _options(mdae_ode_options *o, double rtol, double atol, double window,
+                   double window_max, int nsub, double event_tol, double stiff_h,
+                   long max_steps, double h_stab, int method, const double *shift):
+    """The phase options of :meth:`Phase.run` and :meth:`Cycle.run`."""
+    mdae_ode_options_default(o)
+    o.rtol, o.atol = rtol, atol
+    o.window, o.window_max, o.nsub = window, window_max, nsub
+    o.event_tol, o.stiff_h, o.max_steps = event_tol, stiff_h, max_steps
+    o.h_stab = h_stab
+    o.method = method
+    o.shift = shift
+
+
 cdef class Phase:
     """One mode's smooth phase integrated in C (``mdae_ode_run``).
 
@@ -316,13 +329,8 @@ cdef class Phase:
         nout = to.shape[0]
         To = np.empty(max(nout, 1))
         Xo = np.empty((max(nout, 1), nx))
-        mdae_ode_options_default(&o)
-        o.rtol, o.atol = rtol, atol
-        o.window, o.window_max, o.nsub = window, window_max, nsub
-        o.event_tol, o.stiff_h, o.max_steps = event_tol, stiff_h, max_steps
-        o.h_stab = h_stab
-        o.method = method
-        o.shift = &shift[0]
+        _options(&o, rtol, atol, window, window_max, nsub, event_tol, stiff_h, max_steps,
+                 h_stab, method, &shift[0])
         self.sys.P = &Pc[0]
         with nogil:
             st = mdae_ode_run(&self.sys, &o, t0, &x[0], &xd[0], t_end, h0, &to[0] if nout else NULL,
@@ -457,13 +465,8 @@ cdef class Cycle:
         To = np.empty(nout + 2 * max_impacts + 1)
         Xo = np.empty((nout + 2 * max_impacts + 1, nx))
         lg = np.empty((max_impacts + 1, self.L))
-        mdae_ode_options_default(&o)
-        o.rtol, o.atol = rtol, atol
-        o.window, o.window_max, o.nsub = window, window_max, nsub
-        o.event_tol, o.stiff_h, o.max_steps = event_tol, stiff_h, max_steps
-        o.h_stab = h_stab
-        o.method = method
-        o.shift = &shift[0]
+        _options(&o, rtol, atol, window, window_max, nsub, event_tol, stiff_h, max_steps,
+                 h_stab, method, &shift[0])
         self.c.h_min, self.c.h_max, self.c.max_impacts = h_min, window_max, max_impacts
         ph.sys.P = &Pc[0]
         with nogil:
