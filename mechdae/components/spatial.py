@@ -486,8 +486,10 @@ class Spherical(_Joint):
 
     def __init__(self, name, n=(0.0, 0.0, 1.0), angle0=0.0, w0=(0.0, 0.0, 0.0), cut=False):
         super().__init__(name, cut)
-        R = self._quaternion(n, angle0, w0)
-        _moving(self, self.frame_a, self.frame_b, [0.0] * 3, R)
+        self._R_rel = self._quaternion(n, angle0, w0)
+
+    def _build_equations(self):
+        _moving(self, self.frame_a, self.frame_b, [0.0] * 3, self._R_rel)
 
 
 class FreeMotion(_Joint):
@@ -500,10 +502,12 @@ class FreeMotion(_Joint):
                  angle0=0.0, w0=(0.0, 0.0, 0.0), cut=False):
         super().__init__(name, cut)
         r0, v0 = _three(self, "r0", r0), _three(self, "v0", v0)
-        x = [self.coordinate(a, default=float(r0[k]), speed=f"v{a}",
-                             speed_default=float(v0[k])) for k, a in enumerate("xyz")]
-        R = self._quaternion(n, angle0, w0)
-        _moving(self, self.frame_a, self.frame_b, x, R)
+        self._x = [self.coordinate(a, default=float(r0[k]), speed=f"v{a}",
+                                   speed_default=float(v0[k])) for k, a in enumerate("xyz")]
+        self._R_rel = self._quaternion(n, angle0, w0)
+
+    def _build_equations(self):
+        _moving(self, self.frame_a, self.frame_b, self._x, self._R_rel)
 
 
 # ---------------------------------------------------------------------- force elements

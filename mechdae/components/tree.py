@@ -169,7 +169,8 @@ def _kinds(lib):
         tree = {sp.World: "world", sp.Fixed: "fixed", sp.FixedTranslation: "rigid",
                 sp.FixedRotation: "rotation", sp.BodyShape: "bodyshape",
                 sp.BodyBox: "bodyshape", sp.BodyCylinder: "bodyshape", sp.Body: "body",
-                sp.Revolute: "revolute", sp.Prismatic: "prismatic"}
+                sp.Revolute: "revolute", sp.Prismatic: "prismatic",
+                sp.Spherical: "spherical", sp.FreeMotion: "freemotion"}
         attached = {sp.Spring, sp.Damper, sp.SpringDamper, sp.WorldForce, sp.WorldTorque,
                     sp.PointPlaneContact, sp.PointPointContact, sp.RelativePosition,
                     sp.RelativeVelocity, sp.RelativeAngularVelocity}
@@ -207,7 +208,7 @@ def _plan(model, comps):
                     c._relations or c._T or c._gforces or c._equations or c._holonomic:
                 return None
             k = "attached"
-        elif k in ("revolute", "prismatic", "free") and (
+        elif k in ("revolute", "prismatic", "free", "spherical", "freemotion") and (
                 c.cut or len(c._connectors) != (4 if hasattr(c, "axis") else 2)):
             return None                  # a loop cut
         for _, ph, val in c._params:
@@ -306,14 +307,14 @@ def flatten_tree(model, comps):
         return False
     lib, kinds, order, node_of, flanges = plan
     world = next(c for c in comps if kinds[id(c)] == "world")
-    psym, qs = _declare(model, comps)
+    psym, qs, us = _declare(model, comps)
     zero = ca.SX(0)
     for node in flanges:                 # drive flanges: the joint coordinate, or 0
         c = node.pos.owner
         node.flange = qs[id(c)][0][:2] if node.pos is c.axis else (zero, zero)
     if lib == "spatial":
         from .tree_spatial import flatten_spatial
-        n_pot = flatten_spatial(model, comps, kinds, order, node_of, psym, qs, flanges)
+        n_pot = flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges)
         _stats(model, comps, node_of, order, n_pot, t_start)
         return True
 
@@ -448,21 +449,36 @@ def flange_flows(flanges, flows):
 
 
 def _declare(model, comps):
-    """Parameters, then coordinates, in the generic path's order: ``(parameter symbol by
-    placeholder hash, [(q, q', q'')] by component id)``."""
-    psym = {}
+    """Parameters and declared speeds, then coordinates and their kinematics, in the generic
+    path's order: ``(parameter symbol by placeholder hash, [(q, q', q'')] by component id,
+    [(u, u')] of the declared speeds by component id)`` (``q''`` None for a coordinate with
+    kinematics ``q' = N(q) u``)."""
+    psym, us, sub = {}, {}, {}
     for c in comps:
         for ln, ph, val in c._params:
             psym[ph.element_hash()] = model.parameter(f"{c.path}.{ln}", val)
-    qs = {}
+        for ln, ph, default in c._speeds:
+            u = model.speeds(f"{c.path}.{ln}", default=default)
+            us.setdefault(id(c), []).append((u, model.acceleration(f"{c.path}.{ln}")))
+            sub[ph.element_hash()] = (ph, u)
+    qs, kin = {}, []
     for c in comps:
+        kin_of = {ph.element_hash(): e for ph, e in c._kinematics}
         for ln, ph, default, speed, speed_default in c._coords:
-            sname = f"{c.path}.{speed}"
+            sname = f"{c.path}.{speed}" if speed is not None else None
             q = model.coordinates(f"{c.path}.{ln}", default=default, speeds=sname,
                                   speed_default=speed_default)
-            qs.setdefault(id(c), []).append((q, model.coords[-1]["rate"],
-                                             model.acceleration(sname)))
-    return psym, qs
+            sub[ph.element_hash()] = (ph, q)
+            e = kin_of.get(ph.element_hash())
+            if e is not None:
+                kin.append((q, e))
+            qs.setdefault(id(c), []).append((q, model.coords[-1]["rate"], None if e is not None
+                                             else model.acceleration(sname)))
+    if kin:
+        keys, vals = zip(*sub.values())
+        rates = ca.substitute([e for _, e in kin], [ca.vertcat(*keys)], [ca.vertcat(*vals)])
+        model.kinematics(dict(zip([q for q, _ in kin], rates)))
+    return psym, qs, us
 
 
 def _stats(model, comps, node_of, order, n_pot, t_start):

@@ -2,7 +2,8 @@
 
 The same procedure as the planar one (:mod:`.tree`) for :class:`~.spatial.World`,
 ``Fixed``, ``FixedTranslation``, ``FixedRotation``, ``Body``, ``BodyShape`` (``BodyBox``,
-``BodyCylinder``), ``Revolute`` and ``Prismatic``: each frame's origin ``r``, rotation ``R``
+``BodyCylinder``), ``Revolute``, ``Prismatic``, ``Spherical`` and ``FreeMotion`` (quaternion
+coordinates with declared speeds; ``Universal`` and ``Cylindrical`` take the generic path): each frame's origin ``r``, rotation ``R``
 (frame -> world), velocity, angular velocity ``w`` and their rates (world axes) from the
 root (``R_b = R_a R_rel(n, q)``, ``w_b = w_a + R_a n q'`` at a revolute); each body's
 energies ``m/2 |v_cm|^2 + 1/2 w_a^T I w_a`` (``w_a = R_a^T w``) and weight; the cut force
@@ -99,6 +100,33 @@ def _make_resolve():
     return ca.Function("tree_resolve", [r, R, F, tq], outs)
 
 
+def _make_spherical():
+    """Rotation by the quaternion ``q`` (normalized, as spatial.quaternion_rotation): the
+    angular velocity from the coordinates' rates (``2 vec(q* (x) q') / |q|^2`` in frame_b,
+    for the energies, as the generic path's ``R^T R'``), the angular acceleration from the
+    speeds ``u`` (frame_b) and their rates (outputs)."""
+    R, w, al = ca.SX.sym("R", 3, 3), ca.SX.sym("w", 3), ca.SX.sym("al", 3)
+    q, qd, u, ud = ca.SX.sym("q", 4), ca.SX.sym("qd", 4), ca.SX.sym("u", 3), ca.SX.sym("ud", 3)
+    s2 = ca.dot(q, q)
+    K = ca.skew(q[1:])
+    Rb = ca.mtimes(R, ca.SX.eye(3) + (2.0 / s2) * (q[0] * K + ca.mtimes(K, K)))
+    w_rel = 2 * (q[0] * qd[1:] - qd[0] * q[1:] - ca.cross(q[1:], qd[1:])) / s2
+    wb = w + ca.mtimes(Rb, w_rel)
+    alb = al + ca.mtimes(Rb, ud) + ca.cross(wb, ca.mtimes(Rb, u))
+    return ca.Function("tree_spherical", [R, w, al, q, qd, u, ud], [Rb, wb, alb])
+
+
+def _make_translate():
+    """frame_b displaced by the coordinates ``x`` (frame_a axes), same axes."""
+    r, R, v, w, a, al = _frame_syms()
+    x, xd, xdd = ca.SX.sym("x", 3), ca.SX.sym("xd", 3), ca.SX.sym("xdd", 3)
+    d, e = ca.mtimes(R, x), ca.mtimes(R, xd)
+    wd = ca.cross(w, d)
+    out = [r + d, v + wd + e,
+           a + ca.cross(al, d) + ca.cross(w, wd) + 2 * ca.cross(w, e) + ca.mtimes(R, xdd), d]
+    return ca.Function("tree_translate", [r, R, v, w, a, al, x, xd, xdd], out)
+
+
 def _make_values():
     """A frame's potentials (r, R row by row) and their rates (v, [w]x R)."""
     r, R, v, w = ca.SX.sym("r", 3), ca.SX.sym("R", 3, 3), ca.SX.sym("v", 3), ca.SX.sym("w", 3)
@@ -130,10 +158,10 @@ def _const(n):
 _MAKERS = {"spatial " + k: f for k, f in (
     ("move", _make_move), ("revolute", _make_revolute), ("prismatic", _make_prismatic),
     ("body", _make_body), ("resolve", _make_resolve), ("values", _make_values),
-    ("wrench", _make_wrench))}
+    ("wrench", _make_wrench), ("spherical", _make_spherical), ("translate", _make_translate))}
 
 
-def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, flanges):
+def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
     """Write the tree into ``model`` (parameters and coordinates already declared, drive
     flanges given their values: ``psym``, ``qs``, ``flanges`` as in :mod:`.tree`). Returns
     the number of potentials."""
@@ -167,6 +195,19 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, flanges):
         elif kind == "revolute":
             (q, qd, qdd), = qs[id(c)]
             Rb, wb, alb = _function("revolute").call([R, w, al, _const(c.n), q, qd, qdd])
+            node.st = [r, Rb, v, wb, a, alb]
+        elif kind in ("spherical", "freemotion"):
+            cq = qs[id(c)]
+            if kind == "freemotion":     # x, y, z (frame_a axes), then the quaternion
+                r, v, a, d = _function("translate").call(
+                    [r, R, v, w, a, al] + [ca.vertcat(*[e[k] for e in cq[:3]])
+                                           for k in range(3)])
+                offsets[id(c)] = d
+                cq = cq[3:]
+            (u, ud) = (ca.vertcat(*col) for col in zip(*us[id(c)]))
+            Rb, wb, alb = _function("spherical").call(
+                [R, w, al, ca.vertcat(*[e[0] for e in cq]), ca.vertcat(*[e[1] for e in cq]),
+                 u, ud])
             node.st = [r, Rb, v, wb, a, alb]
         else:                            # prismatic
             (q, qd, qdd), = qs[id(c)]
