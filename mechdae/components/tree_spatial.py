@@ -2,14 +2,15 @@
 
 The same procedure as the planar one (:mod:`.tree`) for :class:`~.spatial.World`,
 ``Fixed``, ``FixedTranslation``, ``FixedRotation``, ``Body``, ``BodyShape`` (``BodyBox``,
-``BodyCylinder``), ``Revolute``, ``Prismatic``, ``Spherical`` and ``FreeMotion`` (quaternion
-coordinates with declared speeds; ``Universal`` and ``Cylindrical`` take the generic path): each frame's origin ``r``, rotation ``R``
-(frame -> world), velocity, angular velocity ``w`` and their rates (world axes) from the
-root (``R_b = R_a R_rel(n, q)``, ``w_b = w_a + R_a n q'`` at a revolute); each body's
-energies ``m/2 |v_cm|^2 + 1/2 w_a^T I w_a`` (``w_a = R_a^T w``) and weight; the cut force
-and torque of every frame by Newton-Euler from the leaves (a body: ``F = m (a_cm - g)``,
-``t = R_a (I w_a' + w_a x I w_a) + (c - r_a) x F`` about frame_a's origin; across a
-component ``F_a = -F_b``, ``t_a = -t_b - (r_b - r_a) x F_b``), offered resolved in the
+``BodyCylinder``), ``Revolute``, ``Prismatic``, ``Spherical`` and ``FreeMotion``
+(quaternion coordinates with declared speeds; ``Universal`` and ``Cylindrical`` take the
+generic path): each frame's origin ``r``, rotation ``R`` (frame -> world), velocity,
+angular velocity ``w`` and their rates (world axes) from the root (``R_b = R_a R_rel(n,
+q)``, ``w_b = w_a + R_a n q'`` at a revolute); each body's energies ``m/2 |v_cm|^2 + 1/2
+w_a^T I w_a`` (``w_a = R_a^T w``) and weight; the cut force and torque of every frame by
+Newton-Euler from the leaves (a body: ``F = m (a_cm - g)``, ``t = R_a (I w_a' + w_a x I
+w_a) + (c - r_a) x F`` about frame_a's origin; across a component ``F_a = -F_b``, ``t_a =
+-t_b - (r_b - r_a) x F_b``), offered resolved in the
 frame (``f[i]``, ``t[i]``) as the generic path offers them. Force elements, sources,
 contacts and sensors on its frames, and 1-D elements on the joints' drive flanges, are
 attached as in the planar path (:mod:`._tree_attached`); their generalized flows
