@@ -376,37 +376,21 @@ def flatten_tree(model, comps):
     # force elements, contacts and sensors on the tree's frames and drive flanges
     att_flows, unknown, att_out = _attached(model, comps, kinds, node_of, psym, qs)
     # flows (Newton-Euler from the leaves)
+    def own(cn, node):
+        return att_flows[id(cn)] if kinds[id(cn.owner)] == "attached" else \
+            declared.get(id(cn.owner), [zero, zero, zero])
+
+    def across(c, f, fb):
+        f = [_B(_SUB, a, b) for a, b in zip(f, fb)]
+        d = offsets.get(id(c))
+        if d is not None:                # the force at frame_b moved to frame_a
+            f[2] = _B(_ADD, f[2], _B(_SUB, _B(_MUL, fb[0], d[1]), _B(_MUL, fb[1], d[0])))
+        return f
+
     flows = dict(att_flows)              # id(connector) -> [fx, fy, tau]
-    for node in reversed(order):
-        total = [zero, zero, zero]
-        lost = False                     # a contact force acts in the subtree
-        for cn in node.members:
-            if cn is node.pos:
-                continue
-            c = cn.owner
-            kind = kinds[id(c)]
-            if kind == "attached":
-                f = flows[id(cn)]
-            else:
-                f = declared.get(id(c), [zero, zero, zero])
-                if kind != "body":
-                    if id(c.frame_b) in unknown:
-                        unknown.add(id(cn))
-                    fb = flows[id(c.frame_b)]
-                    f = [_B(_SUB, f[0], fb[0]), _B(_SUB, f[1], fb[1]),
-                         _B(_SUB, f[2], fb[2])]
-                    d = offsets.get(id(c))
-                    if d is not None:    # the force at frame_b moved to frame_a
-                        f[2] = _B(_ADD, f[2], _B(_SUB, _B(_MUL, fb[0], d[1]),
-                                                     _B(_MUL, fb[1], d[0])))
-                flows[id(cn)] = f
-            if id(cn) in unknown:
-                lost = True
-            else:
-                total = [_B(_ADD, t, fi) for t, fi in zip(total, f)]
-        if lost:
-            unknown.add(id(node.pos))
-        flows[id(node.pos)] = [_B(_SUB, zero, t) for t in total]
+    newton_euler(order, kinds, flows, unknown, own, across,
+                 lambda a, b: [_B(_ADD, x, y) for x, y in zip(a, b)],
+                 lambda a: [_B(_SUB, zero, x) for x in a], [zero, zero, zero])
     flange_flows(flanges, flows)
     # outputs: every potential and flow, and the components' own (as the generic path
     # names them); flows that carry a contact force are not offered
@@ -435,6 +419,34 @@ def flatten_tree(model, comps):
     model._unavailable_outputs = unavailable
     _stats(model, comps, node_of, order, n_pot, t_start)
     return True
+
+
+def newton_euler(order, kinds, flows, unknown, own, across, add, neg, zero):
+    """The flows of every frame from the leaves (both libraries): a connector's own flow
+    (``own(cn, node)``: a body's inertial force minus its weight, an attached element's
+    flow, else zero), for a component's frame_a what its frame_b carries moved to frame_a
+    (``across(c, f, f_b)``); the connector that positions a node balances the others. A
+    flow that carries a contact force (``unknown``, ids) makes every flow toward the root
+    unknown too."""
+    for node in reversed(order):
+        total, lost = zero, False
+        for cn in node.members:
+            if cn is node.pos:
+                continue
+            c = cn.owner
+            f = own(cn, node)
+            if kinds[id(c)] not in ("body", "attached"):
+                if id(c.frame_b) in unknown:
+                    unknown.add(id(cn))
+                f = across(c, f, flows[id(c.frame_b)])
+            flows[id(cn)] = f
+            if id(cn) in unknown:
+                lost = True
+            else:
+                total = add(total, f)
+        if lost:
+            unknown.add(id(node.pos))
+        flows[id(node.pos)] = neg(total)
 
 
 def flange_flows(flanges, flows):

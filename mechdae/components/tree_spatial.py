@@ -19,7 +19,7 @@ attached as in the planar path (:mod:`._tree_attached`); their generalized flows
 import casadi as ca
 
 from ._tree_attached import attached
-from .tree import _function as _cached, flange_flows
+from .tree import _function as _cached, flange_flows, newton_euler
 
 __all__ = ["flatten_spatial"]
 
@@ -237,36 +237,22 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
     # force elements, contacts and sensors on the frames (their flows are the generalized
     # ones, (Fr, FR), turned into a force and a torque at their node)
     att_flows, unknown, att_out = attached(model, comps, kinds, node_of, psym, qs)
+    def own(cn, node):
+        if kinds[id(cn.owner)] == "attached":
+            return tuple(_function("wrench").call([ca.vertcat(*att_flows[id(cn)]),
+                                                   node.st[1]]))
+        return declared.get(id(cn.owner), (z3, z3))
+
+    def across(c, f, fb):
+        F, tq = f[0] - fb[0], f[1] - fb[1]
+        d = offsets.get(id(c))
+        if d is not None:                # the force at frame_b moved to frame_a
+            tq = tq - ca.cross(d, fb[0])
+        return F, tq
+
     flows = {}                           # id(connector) -> (F, t), world axes
-    for node in reversed(order):
-        Ft, tt = z3, z3
-        lost = False                     # a contact force acts in the subtree
-        for cn in node.members:
-            if cn is node.pos:
-                continue
-            c = cn.owner
-            kind = kinds[id(c)]
-            if kind == "attached":
-                F, tq = _function("wrench").call([ca.vertcat(*att_flows[id(cn)]),
-                                                  node.st[1]])
-            else:
-                F, tq = declared.get(id(c), (z3, z3))
-            if kind not in ("body", "attached"):
-                if id(c.frame_b) in unknown:
-                    unknown.add(id(cn))
-                Fb, tb = flows[id(c.frame_b)]
-                F, tq = F - Fb, tq - tb
-                d = offsets.get(id(c))
-                if d is not None:        # the force at frame_b moved to frame_a
-                    tq = tq - ca.cross(d, Fb)
-            flows[id(cn)] = (F, tq)
-            if id(cn) in unknown:
-                lost = True
-            else:
-                Ft, tt = Ft + F, tt + tq
-        if lost:
-            unknown.add(id(node.pos))
-        flows[id(node.pos)] = (-Ft, -tt)
+    newton_euler(order, kinds, flows, unknown, own, across,
+                 lambda a, b: (a[0] + b[0], a[1] + b[1]), lambda a: (-a[0], -a[1]), (z3, z3))
     for cn, f in att_flows.items():      # 1-D elements on drive flanges
         flows.setdefault(cn, f)
     flange_flows(flanges, flows)
