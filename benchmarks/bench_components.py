@@ -25,11 +25,12 @@
    the same chain written by hand in relative angles has M 8,282 (evaluated 6,327) -- and
    per-link parameters r, r_cm, m, I (6 per link against 3 shared), whose frame_b and
    center-of-mass kinematics are separate expressions even where r = r_cm.
-   The spatial chain (mechdae/components/tree_spatial.py): compile 213 ms (3.4x; was
+   The spatial chain (mechdae/components/tree_spatial.py): compile 213-218 ms (3.5x; was
    2.36 s, 37.8x): build 30 ms, flatten 100 ms (2,448 outputs and 451 parameters through
-   the Model API: ~35 ms), compile_model 75 ms; M 12,582 nodes (was 62,347), per rhs 5.1x
-   (was 21x): its right-hand side runs interpreted (the generated source is past
-   codegen.MAX_SOURCE; M 13,482 and h 6,273 instructions against the planar 11,767/3,920).
+   the Model API: ~35 ms), compile_model 75 ms; M 12,491 nodes (was 62,347), per rhs 5.2x
+   (was 21x): its right-hand side runs interpreted (M 13,391 + h 6,182 instructions are
+   past codegen's limit, MAX_SOURCE / 22 chars = 18,181; the planar chain's 11,767 + 3,920
+   are under it).
 3. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
    flat equations per component) through every stage: component construction, flattening
    (alias elimination included), index reduction, derivation; the growth exponent between
