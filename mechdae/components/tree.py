@@ -10,8 +10,9 @@ hand-written part, flattening writes the equations directly in joint coordinates
 - every frame's position, angle, velocity and acceleration in closed form from the root
   (``phi_b = phi_a + q`` at a revolute, ``r_b = r_a + R(phi_a) r`` across a rigid part;
   the cosine and sine of an angle are built once per distinct angle);
-- the kinetic and potential energy of each body in terms of them (the same energies the
-  generic path derives from the components' own equations);
+- the potential energy of each body in terms of them, and the kinetic energy of the whole
+  tree in composite-rigid-body form (:mod:`.crba`: one term per joint, the same value as
+  the generic path's sum over bodies, with a mass matrix graph about a third the size);
 - the flows of every frame (cut forces and torques, positive into the component) by
   Newton-Euler from the leaves: a body's flow at ``frame_a`` is its inertial force minus its
   weight and ``I phi'' + r_cm x F``; across a component, ``frame_a`` passes on what
@@ -43,6 +44,7 @@ import time
 import casadi as ca
 
 from ._tree_attached import attached as _attached, symbols_known as _symbols_known
+from .crba import kinetic_energy
 
 __all__ = ["flatten_tree"]
 
@@ -99,7 +101,7 @@ def _make_prismatic():
     out = [x + dx, y + dy,
            vx - w * dy + ex * qd, vy + w * dx + ey * qd,
            ax - al * dy - w2 * dx - 2 * w * qd * ey + ex * qdd,
-           ay + al * dx - w2 * dy + 2 * w * qd * ex + ey * qdd, dx, dy]
+           ay + al * dx - w2 * dy + 2 * w * qd * ex + ey * qdd, dx, dy, ex, ey]
     return ca.Function("tree_prismatic", args, out)
 
 
@@ -110,9 +112,10 @@ def _make_body():
     cx, cy = x + ox, y + oy
     vcx, vcy = vx + v[0], vy + v[1]
     Fx, Fy = m * (ax + a[0] - gx), m * (ay + a[1] - gy)
-    T = 0.5 * m * (vcx ** 2 + vcy ** 2) + 0.5 * I * w ** 2
     V = -m * (gx * cx + gy * cy)
-    out = [T, V, cx, cy, vcx, vcy, Fx, Fy, I * al + ox * Fy - oy * Fx]
+    mox, moy = m * ox, m * oy            # the inertia about frame_a's origin: J, m o
+    out = [I + ox * mox + oy * moy, mox, moy, V, cx, cy, vcx, vcy, Fx, Fy,
+           I * al + ox * Fy - oy * Fx]
     return ca.Function("tree_body", args, out)
 
 
@@ -325,6 +328,7 @@ def flatten_tree(model, comps):
     grav = [ca.SX(0) if n == 0 else _B(_MUL, g, ca.SX(float(n))) for n in world.n]
     # kinematics from the roots
     offsets = {}                         # id(component) -> world-resolved (dx, dy) of frame_b
+    axes = {}                            # id(prismatic) -> its world-resolved unit axis
     for node in order:
         c = node.pos.owner
         kind = kinds[id(c)]
@@ -343,10 +347,11 @@ def flatten_tree(model, comps):
             offsets[id(c)] = (dx, dy)
         elif kind == "prismatic":
             (q, qd, qdd), = qs[id(c)]
-            x, y, vx, vy, ax, ay, dx, dy = _function("prismatic").call(
+            x, y, vx, vy, ax, ay, dx, dy, ex, ey = _function("prismatic").call(
                 a.frame_args() + [par(c.r[0]), par(c.r[1]), q, qd, qdd])
             node.set(x, y, a.phi, vx, vy, a.w, ax, ay, a.al, a.cs)
             offsets[id(c)] = (dx, dy)
+            axes[id(c)] = (ex, ey)
         elif kind == "revolute":
             (q, qd, qdd), = qs[id(c)]
             node.set(a.x, a.y, _B(_ADD, a.phi, q), a.vx, a.vy, _B(_ADD, a.w, qd), a.ax, a.ay,
@@ -359,20 +364,24 @@ def flatten_tree(model, comps):
     # bodies: energies, outputs, the flows at frame_a (inertial force minus weight)
     declared = {}                        # id(component) -> [fx, fy, tau] at frame_a
     body_out = {}
-    T_all, V_all = zero, zero            # one term each (compile checks each term's symbols)
+    V_all = zero                         # one term (compile checks each term's symbols)
+    inertias = []                        # (node, J, m, hx, hy) for the kinetic energy
     for c in comps:
         if kinds[id(c)] not in ("body", "bodyshape"):
             continue
         a = node_of[id(c.frame_a)]
-        T, V, cx, cy, vcx, vcy, Fx, Fy, tau = _function("body").call(
-            a.frame_args() + [par(c._r_cm[0]), par(c._r_cm[1]), par(c._m), par(c._I)] + grav)
-        T_all, V_all = _B(_ADD, T_all, T), _B(_ADD, V_all, V)
+        m, I = par(c._m), par(c._I)
+        J, hx, hy, V, cx, cy, vcx, vcy, Fx, Fy, tau = _function("body").call(
+            a.frame_args() + [par(c._r_cm[0]), par(c._r_cm[1]), m, I] + grav)
+        V_all = _B(_ADD, V_all, V)
+        inertias.append((a, J, m, hx, hy))
         declared[id(c)] = [Fx, Fy, tau]
         body_out[id(c)] = [("r_cm_x", cx), ("r_cm_y", cy), ("v_cm_x", vcx),
                            ("v_cm_y", vcy), ("w", a.w)]
     if body_out:
         model.potential_energy(V_all)
-        model.kinetic_energy(T_all)
+        model.kinetic_energy(kinetic_energy(order, kinds, node_of, offsets, axes, qs,
+                                            inertias))
     # force elements, contacts and sensors on the tree's frames and drive flanges
     att_flows, unknown, att_out = _attached(model, comps, kinds, node_of, psym, qs)
     # flows (Newton-Euler from the leaves)

@@ -1,0 +1,119 @@
+"""The tree fast path's kinetic energy in composite-rigid-body form (mechdae.components.crba).
+
+The mass matrix ``compile()`` derives from it must be the Lagrangian one: the generic
+path's ``M`` (from the components' own equations, ``T`` summed over the bodies) at random
+states and parameters, for a branched tree with Revolute, Prismatic and Free joints; the
+velocity terms ``h`` and the kinetic energy likewise. Far from the world origin the entries
+keep their digits (the composite inertias are taken about the joints, not the origin).
+"""
+import numpy as np
+
+import mechdae as md
+from mechdae.components import planar as pl
+
+
+def _branched(fast, base=(0.0, 0.0)):
+    """Two trees: from the World, a revolute arm carrying a slider (prismatic, then a
+    revolute link on it), a two-link revolute branch and a Free body riding on the turning
+    arm; from a Fixed frame at ``base``, a revolute-prismatic-revolute chain."""
+    m = md.Model("branched")
+    m._tree_fast_path = fast
+    w = m.add(pl.World("world", g=9.81, n=(0.2, -1.0)))
+    j1 = m.add(pl.Revolute("j1", phi0=0.3))
+    arm = m.add(pl.BodyShape("arm", r=(1.2, 0.1), r_cm=(0.5, 0.05), m=2.0, I=0.3))
+    p1 = m.add(pl.Prismatic("p1", r=(0.6, -0.8), s0=0.4))
+    sl = m.add(pl.BodyShape("sl", r=(0.2, 0.0), r_cm=(0.1, 0.02), m=0.7, I=0.04))
+    j5 = m.add(pl.Revolute("j5", phi0=0.5))
+    tip = m.add(pl.Body("tip", m=0.4, I=0.01))
+    j2 = m.add(pl.Revolute("j2", phi0=-0.6))
+    l2 = m.add(pl.BodyShape("l2", r=(0.7, 0.0), r_cm=(0.3, -0.05), m=0.9, I=0.05))
+    j3 = m.add(pl.Revolute("j3", phi0=0.8))
+    l3 = m.add(pl.BodyShape("l3", r=(0.5, 0.1), r_cm=(0.25, 0.0), m=0.6, I=0.02))
+    fr = m.add(pl.Free("fr", x0=0.3, y0=-0.2, phi0=0.1))
+    ball = m.add(pl.Body("ball", m=0.5, I=0.03))
+    fx = m.add(pl.Fixed("base", r=base, phi=0.4))
+    j4 = m.add(pl.Revolute("j4", phi0=-1.0))
+    l4 = m.add(pl.BodyShape("l4", r=(0.8, 0.0), r_cm=(0.4, 0.1), m=1.1, I=0.06))
+    p2 = m.add(pl.Prismatic("p2", r=(0.0, 1.0), s0=0.3))
+    j6 = m.add(pl.Revolute("j6", phi0=0.2))
+    l6 = m.add(pl.BodyShape("l6", r=(0.4, 0.0), r_cm=(0.2, 0.0), m=0.8, I=0.02))
+    m.connect(w.frame, j1.frame_a)
+    m.connect(j1.frame_b, arm.frame_a)
+    m.connect(arm.frame_b, p1.frame_a, j2.frame_a, fr.frame_a)
+    m.connect(p1.frame_b, sl.frame_a)
+    m.connect(sl.frame_b, j5.frame_a)
+    m.connect(j5.frame_b, tip.frame_a)
+    m.connect(j2.frame_b, l2.frame_a)
+    m.connect(l2.frame_b, j3.frame_a)
+    m.connect(j3.frame_b, l3.frame_a)
+    m.connect(fr.frame_b, ball.frame_a)
+    m.connect(fx.frame, j4.frame_a)
+    m.connect(j4.frame_b, l4.frame_a)
+    m.connect(l4.frame_b, p2.frame_a)
+    m.connect(p2.frame_b, j6.frame_a)
+    m.connect(j6.frame_b, l6.frame_a)
+    return m
+
+
+def _systems(base=(0.0, 0.0)):
+    fm, gm = _branched(True, base), _branched(False, base)
+    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
+    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
+    assert fs.q_names == gs.q_names and fs.u_names == gs.u_names
+    assert fs.p_names == gs.p_names
+    return fs, gs
+
+
+def _states(s, rng, n):
+    """Random coordinates, speeds and parameters (masses and inertias kept positive)."""
+    for _ in range(n):
+        q = rng.uniform(-2.0, 2.0, s.nq)
+        u = rng.uniform(-3.0, 3.0, s.nu)
+        p = np.asarray(s.p_defaults, float) * rng.uniform(0.5, 1.5, len(s.p_names)) \
+            + rng.uniform(-0.2, 0.2, len(s.p_names)) * [not n.endswith((".m", ".I"))
+                                                         for n in s.p_names]
+        yield q, u, p
+
+
+def _h(s, q, u, p):
+    return np.asarray(s.functions["h"](q, u, [], [], 0.0, p, [])).ravel()
+
+
+def test_crba_mass_matrix_equals_the_lagrangian_one_on_a_branched_tree():
+    fs, gs = _systems()
+    assert fs.nq == 11                   # 6 revolutes, 2 prismatics, a Free (3)
+    rng = np.random.default_rng(11)
+    for q, u, p in _states(fs, rng, 20):
+        Mf = np.asarray(fs.functions["M"](q, p))
+        Mg = np.asarray(gs.functions["M"](q, p))
+        scale = np.abs(Mg).max()
+        assert np.abs(Mf - Mg).max() < 1e-12 * scale
+        assert np.abs(Mf - Mf.T).max() < 1e-12 * scale          # not doubled, symmetric
+        assert np.linalg.eigvalsh(Mf).min() > 0                  # positive definite
+        hf, hg = _h(fs, q, u, p), _h(gs, q, u, p)
+        assert np.abs(hf - hg).max() < 1e-11 * (1.0 + np.abs(hg).max())
+        # T = 1/2 u^T M u: the composite form's energy is the bodies' energy
+        Tf = float(fs.functions["energy"](q, u, 0.0, p)[0])
+        Tg = float(gs.functions["energy"](q, u, 0.0, p)[0])
+        assert abs(Tf - Tg) < 1e-12 * abs(Tg) and abs(Tf - 0.5 * u @ Mf @ u) < 1e-12 * abs(Tg)
+        # M_jk = 0 where neither joint is an ancestor of the other: the two trees, and
+        # the slider, the two-link branch and the Free body on the arm
+        for a, b in (("j1.phi", "j4.phi"), ("p1.s", "p2.s"), ("p1.s", "j2.phi"),
+                     ("j5.phi", "j3.phi"), ("fr.x", "j2.phi"), ("fr.phi", "p1.s")):
+            assert Mf[fs.q_names.index(a), fs.q_names.index(b)] == 0.0
+
+
+def test_crba_mass_matrix_keeps_its_digits_far_from_the_origin():
+    """The second tree's base 1e4 m from the origin: its block of M (the joints j4, p2, j6)
+    is the same as at the origin to 1e-12 -- no ``|p|^2`` of absolute positions enters."""
+    far, _ = _systems(base=(1.0e4, -2.0e4))
+    near, _ = _systems()
+    rng = np.random.default_rng(4)
+    idx = [far.q_names.index(n) for n in ("j4.phi", "p2.s", "j6.phi")]
+    for q, _, p in _states(far, rng, 10):
+        ib = [far.p_names.index(n) for n in ("base.r[1]", "base.r[2]")]
+        p_near = p.copy()
+        p_near[ib] = 0.0
+        Mf = np.asarray(far.functions["M"](q, p))[np.ix_(idx, idx)]
+        Mn = np.asarray(near.functions["M"](q, p_near))[np.ix_(idx, idx)]
+        assert np.abs(Mf - Mn).max() < 1e-12 * np.abs(Mn).max()
