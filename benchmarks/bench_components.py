@@ -13,23 +13,28 @@
    The spatial library's chain (``sp.Revolute`` about z) is reported beside it.
    Then both chains again with ``compile(evaluate=True)`` (parameters folded in as numbers).
 
-   Measured (load ~1.5, best of 3), with the tree fast path of the flattening
-   (mechdae/components/tree.py: frames in closed form from the root, energies in joint
-   coordinates, cut forces by Newton-Euler; the components build no CasADi equations):
-   default compile 93-97 ms against 62 ms (ratio 1.5, target 2: met; was 0.70 s, 11.4x):
-   build 6.5 ms, flatten 32 ms, compile_model 50 ms (nlink_chain.py: build 35 ms, derive
-   22 ms). The mass matrix has 11,767 instructions (was 25,871; nlink_chain.py 6,513) and
-   runs as generated C: simulate 2 s 60 ms against 47 ms, per rhs 1.2-1.25x (was 8.4x).
-   With ``evaluate=True``: M 8,877 instructions (was 8,935; nlink_chain.py's evaluated
-   build 4,559), per rhs 1.10x. Where the rest of M goes: joint (relative) coordinates --
-   the same chain written by hand in relative angles has M 8,282 (evaluated 6,327) -- and
-   per-link parameters r, r_cm, m, I (6 per link against 3 shared), whose frame_b and
-   center-of-mass kinematics are separate expressions even where r = r_cm.
+   Measured (load ~1.2, --quick), with the tree fast path of the flattening
+   (mechdae/components/tree.py: frames in closed form from the root, cut forces by
+   Newton-Euler; the components build no CasADi equations) and its kinetic energy in
+   composite-rigid-body form (mechdae/components/crba.py: one term ``D^T Ic (V + D/2)`` per
+   joint, composite inertias about the joints): default compile 99-113 ms against 59 ms
+   (ratio 1.7-1.9, target 2: met; was 0.70 s, 11.4x): build 6.7 ms, flatten 38 ms,
+   compile_model 53 ms. The mass matrix has 6,560 instructions (the kinetic energy summed
+   over the bodies gave 11,767; nlink_chain.py 6,513), h 4,919 (was 3,920; nlink_chain.py
+   1,912); both run as generated C. The right-hand side alone (CVODES' clock of its rhs
+   calls) costs 25.7 us against 24.0 us: 1.07x (was ~1.2x). Simulate 2 s: 58.6 ms against
+   46.6 ms, per rhs 1.17x: the rest is the 876 outputs (every frame's potentials and cut
+   forces) evaluated at the 501 output times after the integration (~8 ms; nlink_chain.py
+   has none). What is left of the rhs is h: relative joint angles put each link's world
+   angle (a sum) and its world-resolved offsets under the derivatives of T, where
+   nlink_chain.py's T uses absolute angles and three shared parameters.
+   With ``evaluate=True``: M 5,710 + h 3,252 instructions (nlink_chain.py's evaluated build
+   4,559 + 1,250), the rhs alone 1.06x, per rhs 1.06-1.11x.
    The spatial chain (mechdae/components/tree_spatial.py): compile 213-218 ms (3.5x; was
    2.36 s, 37.8x): build 30 ms, flatten 100 ms (2,448 outputs and 451 parameters through
    the Model API: ~35 ms), compile_model 75 ms; M 12,491 nodes (was 62,347), per rhs 5.2x
    (was 21x): its right-hand side runs interpreted (M 13,391 + h 6,182 instructions are
-   past codegen's limit, MAX_SOURCE / 22 chars = 18,181; the planar chain's 11,767 + 3,920
+   past codegen's limit, MAX_SOURCE / 22 chars = 18,181; the planar chain's 6,560 + 4,919
    are under it).
 3. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
    flat equations per component) through every stage: component construction, flattening
@@ -143,6 +148,13 @@ def pendulum_chain(lib, n):
     return m
 
 
+def rhs_cost(r):
+    """Seconds per right-hand side inside the integrator (CVODES' own clock of its rhs
+    calls), or None; the rest of ``simulate`` is set-up, outputs and the Result."""
+    t, k = r.stats.get("t_wall_daeF"), r.stats.get("nfevals")
+    return t / k if t and k else None
+
+
 def compare_pendulum_chain(n=30, repeat=3, spatial=True):
     import importlib.util
     import pathlib
@@ -155,6 +167,7 @@ def compare_pendulum_chain(n=30, repeat=3, spatial=True):
     s_hand.simulate(2.0, q0=q0)
     t_sh, r_h = best(lambda: s_hand.simulate(2.0, q0=q0), repeat)
     nodes_h = s_hand.functions["M"].n_nodes()
+    rhs_h = rhs_cost(r_h)
     print(f"{n}-link pendulum chain (models/nlink_chain.py): compile {t_hand * 1e3:7.1f} ms, "
           f"M {nodes_h} nodes, simulate 2 s {t_sh * 1e3:7.1f} ms ({r_h.stats['n_rhs']} rhs)")
     for lib in ("planar", "spatial") if spatial else ("planar",):
@@ -166,11 +179,13 @@ def compare_pendulum_chain(n=30, repeat=3, spatial=True):
         theta = np.cumsum([r_c[f"j{i}.phi"][-1] for i in range(1, n + 1)])
         dev = max(abs(theta[i] - r_h[f"theta{i + 1}"][-1]) for i in range(n))
         nodes_c = s_c.functions["M"].n_nodes()
+        rhs_c = rhs_cost(r_c)
+        inner = f", the rhs alone {rhs_c / rhs_h:4.2f}" if rhs_c and rhs_h else ""
         print(f"   from {lib} components: compile {t_c * 1e3:7.1f} ms (ratio "
               f"{t_c / t_hand:5.1f}, target <= 2), M {nodes_c} nodes ({nodes_c / nodes_h:4.1f}x), "
               f"simulate {t_sc * 1e3:7.1f} ms ({r_c.stats['n_rhs']} rhs; per rhs ratio "
-              f"{(t_sc / r_c.stats['n_rhs']) / (t_sh / r_h.stats['n_rhs']):4.1f}, target 1); "
-              f"max |dtheta(2 s)| {dev:.1e}")
+              f"{(t_sc / r_c.stats['n_rhs']) / (t_sh / r_h.stats['n_rhs']):4.2f}{inner}, "
+              f"target 1); max |dtheta(2 s)| {dev:.1e}")
 
 
 def compare_evaluated_chain(n=30, repeat=3):
@@ -193,17 +208,25 @@ def compare_evaluated_chain(n=30, repeat=3):
             s.simulate(2.0, q0=q0)                     # generates and compiles C (cached)
             t_first = time.perf_counter() - t0
             t_s, r = best(lambda: s.simulate(2.0, q0=q0), repeat)
-            rows[(label, ev)] = (t_c, t_s / r.stats["n_rhs"])
+            rows[(label, ev)] = (t_c, t_s / r.stats["n_rhs"], rhs_cost(r))
+            inner = rhs_cost(r)
             print(f"   {label:18s} evaluate={str(ev):5s}: compile {t_c * 1e3:7.1f} ms, M "
-                  f"{s.functions['M'].n_instructions():6d} instructions, first simulate "
+                  f"{s.functions['M'].n_instructions():6d} + h "
+                  f"{s.functions['h'].n_instructions():5d} instructions, first simulate "
                   f"{t_first:6.2f} s, simulate 2 s {t_s * 1e3:7.1f} ms ({r.stats['n_rhs']} rhs, "
                   f"{'C' if r.stats['compiled'] else 'interpreted'}, "
-                  f"{r.stats.get('lmm', 'bdf')}), per rhs {t_s / r.stats['n_rhs'] * 1e6:6.1f} us")
+                  f"{r.stats.get('lmm', 'bdf')}), per rhs {t_s / r.stats['n_rhs'] * 1e6:6.1f} us"
+                  + (f" (the rhs alone {inner * 1e6:5.1f} us, outputs {len(s.output_names)})"
+                     if inner else ""))
     hand, comp = rows[("nlink_chain.py", None)], rows[("planar components", True)]
     hand_ev = rows[("nlink_chain.py", True)]
+    plain = rows[("planar components", None)]
     print(f"   components evaluate=True against nlink_chain.py: compile ratio "
           f"{comp[0] / hand[0]:4.1f} (against its evaluated build {comp[0] / hand_ev[0]:4.1f}), "
           f"per rhs ratio {comp[1] / hand[1]:4.2f} ({comp[1] / hand_ev[1]:4.2f}); target 2 / 1")
+    if all(r[2] for r in (hand, plain, comp, hand_ev)):
+        print(f"   the rhs alone (integrator's clock): components {plain[2] / hand[2]:4.2f}x "
+              f"nlink_chain.py, evaluate=True {comp[2] / hand_ev[2]:4.2f}x its evaluated build")
 
 
 def stages(kind, N):

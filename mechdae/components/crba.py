@@ -61,13 +61,14 @@ def _revolute(Ic, w, vx, vy, qd):
     return _B(_MUL, qd, e)
 
 
-def _shift(Ic, dx, dy):
-    """A composite inertia ``(J, m, hx, hy)`` about ``o`` moved to ``o - d``."""
+def _shift(Ic, dx, dy, dd):
+    """A composite inertia ``(J, m, hx, hy)`` about ``o`` moved to ``o - d``:
+    ``J + 2 d.h + m |d|^2`` (``dd = |d|^2``, from the parameters where it can: the fewer
+    operations depend on ``q``, the smaller ``h``), ``h + m d``."""
     J, m, hx, hy = Ic
     mdx, mdy = _B(_MUL, m, dx), _B(_MUL, m, dy)
-    # J + 2 d.h + m |d|^2 = J + d.(2 h + m d)
-    t = _B(_ADD, _B(_MUL, dx, _B(_ADD, _B(_ADD, hx, hx), mdx)),
-           _B(_MUL, dy, _B(_ADD, _B(_ADD, hy, hy), mdy)))
+    t = _B(_ADD, _B(_MUL, dx, hx), _B(_MUL, dy, hy))
+    t = _B(_ADD, _B(_ADD, t, t), _B(_MUL, m, dd))
     return [_B(_ADD, J, t), m, _B(_ADD, hx, mdx), _B(_ADD, hy, mdy)]
 
 
@@ -86,7 +87,7 @@ def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
     kinds : dict, component id -> kind ("revolute", "prismatic", "free", "rigid", ...)
     node_of : dict, connector id -> node
     offsets : dict, component id -> world-resolved ``(dx, dy)`` from frame_a to frame_b
-        (rigid parts and prismatic joints)
+        and ``|d|^2`` (rigid parts and prismatic joints)
     axes : dict, prismatic joint id -> its world-resolved unit axis ``(ex, ey)``
     qs : dict, component id -> ``[(q, q', q'')]`` of its coordinates
     bodies : list of ``(node, J, m, hx, hy)``: a body's frame_a node and its inertia about
@@ -113,7 +114,7 @@ def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
         d = offsets.get(id(c))
         if kind == "free":
             (x, xd, _), (y, yd, _), (_, pd, _) = qs[id(c)]
-            d = (x, y)
+            d = (x, y, x * x + y * y)
         Tk = None
         if kind == "revolute":
             Tk = _revolute(Ic, a.w, a.vx, a.vy, qs[id(c)][0][1])

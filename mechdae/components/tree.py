@@ -87,7 +87,8 @@ def _offset(c, s, r1, r2, w, al):
 def _make_rigid():
     x, y, vx, vy, w, ax, ay, al, c, s, r1, r2 = args = _syms(_FRAME + " r1 r2")
     dx, dy, v, a = _offset(c, s, r1, r2, w, al)
-    out = [x + dx, y + dy, vx + v[0], vy + v[1], ax + a[0], ay + a[1], dx, dy]
+    out = [x + dx, y + dy, vx + v[0], vy + v[1], ax + a[0], ay + a[1], dx, dy,
+           r1 * r1 + r2 * r2]           # |d|^2 from the parameters (no angle in it)
     return ca.Function("tree_rigid", args, out)
 
 
@@ -101,7 +102,7 @@ def _make_prismatic():
     out = [x + dx, y + dy,
            vx - w * dy + ex * qd, vy + w * dx + ey * qd,
            ax - al * dy - w2 * dx - 2 * w * qd * ey + ex * qdd,
-           ay + al * dx - w2 * dy + 2 * w * qd * ex + ey * qdd, dx, dy, ex, ey]
+           ay + al * dx - w2 * dy + 2 * w * qd * ex + ey * qdd, dx, dy, q * q, ex, ey]
     return ca.Function("tree_prismatic", args, out)
 
 
@@ -113,8 +114,8 @@ def _make_body():
     vcx, vcy = vx + v[0], vy + v[1]
     Fx, Fy = m * (ax + a[0] - gx), m * (ay + a[1] - gy)
     V = -m * (gx * cx + gy * cy)
-    mox, moy = m * ox, m * oy            # the inertia about frame_a's origin: J, m o
-    out = [I + ox * mox + oy * moy, mox, moy, V, cx, cy, vcx, vcy, Fx, Fy,
+    # the inertia about frame_a's origin: J (|o| = |r_cm|: no angle in it), m o
+    out = [I + m * (o1 * o1 + o2 * o2), m * ox, m * oy, V, cx, cy, vcx, vcy, Fx, Fy,
            I * al + ox * Fy - oy * Fx]
     return ca.Function("tree_body", args, out)
 
@@ -327,7 +328,8 @@ def flatten_tree(model, comps):
     g = psym[world.g.element_hash()]
     grav = [ca.SX(0) if n == 0 else _B(_MUL, g, ca.SX(float(n))) for n in world.n]
     # kinematics from the roots
-    offsets = {}                         # id(component) -> world-resolved (dx, dy) of frame_b
+    offsets = {}                         # id(component) -> world-resolved (dx, dy) of frame_b,
+    #                                       and |d|^2
     axes = {}                            # id(prismatic) -> its world-resolved unit axis
     for node in order:
         c = node.pos.owner
@@ -341,16 +343,16 @@ def flatten_tree(model, comps):
             continue
         a = node_of[id(c.frame_a)]
         if kind in ("rigid", "bodyshape"):
-            x, y, vx, vy, ax, ay, dx, dy = _function("rigid").call(
+            x, y, vx, vy, ax, ay, dx, dy, dd = _function("rigid").call(
                 a.frame_args() + [par(c.r[0]), par(c.r[1])])
             node.set(x, y, a.phi, vx, vy, a.w, ax, ay, a.al, a.cs)
-            offsets[id(c)] = (dx, dy)
+            offsets[id(c)] = (dx, dy, dd)
         elif kind == "prismatic":
             (q, qd, qdd), = qs[id(c)]
-            x, y, vx, vy, ax, ay, dx, dy, ex, ey = _function("prismatic").call(
+            x, y, vx, vy, ax, ay, dx, dy, dd, ex, ey = _function("prismatic").call(
                 a.frame_args() + [par(c.r[0]), par(c.r[1]), q, qd, qdd])
             node.set(x, y, a.phi, vx, vy, a.w, ax, ay, a.al, a.cs)
-            offsets[id(c)] = (dx, dy)
+            offsets[id(c)] = (dx, dy, dd)
             axes[id(c)] = (ex, ey)
         elif kind == "revolute":
             (q, qd, qdd), = qs[id(c)]
