@@ -2,8 +2,9 @@
 
 The mass matrix ``compile()`` derives from it must be the Lagrangian one: the generic
 path's ``M`` (from the components' own equations, ``T`` summed over the bodies) at random
-states and parameters, for a branched tree with Revolute, Prismatic and Free joints; the
-velocity terms ``h`` and the kinetic energy likewise. Far from the world origin the entries
+states and parameters, for a branched planar tree with Revolute, Prismatic and Free joints
+and a spatial one with Revolute, Prismatic, Spherical and FreeMotion; the velocity terms
+``h`` and the kinetic energy likewise. Far from the world origin the entries
 keep their digits (the composite inertias are taken about the joints, not the origin).
 """
 import numpy as np
@@ -65,13 +66,14 @@ def _systems(base=(0.0, 0.0)):
 
 
 def _states(s, rng, n):
-    """Random coordinates, speeds and parameters (masses and inertias kept positive)."""
+    """Random coordinates, speeds and parameters (masses and inertias scaled, not shifted:
+    they stay positive; gravity, offsets and angles shifted too)."""
     for _ in range(n):
         q = rng.uniform(-2.0, 2.0, s.nq)
         u = rng.uniform(-3.0, 3.0, s.nu)
         p = np.asarray(s.p_defaults, float) * rng.uniform(0.5, 1.5, len(s.p_names)) \
-            + rng.uniform(-0.2, 0.2, len(s.p_names)) * [not n.endswith((".m", ".I"))
-                                                         for n in s.p_names]
+            + rng.uniform(-0.2, 0.2, len(s.p_names)) * [
+                n.rsplit(".", 1)[1][0] not in "mI" for n in s.p_names]
         yield q, u, p
 
 
@@ -112,6 +114,87 @@ def test_crba_mass_matrix_keeps_its_digits_far_from_the_origin():
     idx = [far.q_names.index(n) for n in ("j4.phi", "p2.s", "j6.phi")]
     for q, _, p in _states(far, rng, 10):
         ib = [far.p_names.index(n) for n in ("base.r[1]", "base.r[2]")]
+        p_near = p.copy()
+        p_near[ib] = 0.0
+        Mf = np.asarray(far.functions["M"](q, p))[np.ix_(idx, idx)]
+        Mn = np.asarray(near.functions["M"](q, p_near))[np.ix_(idx, idx)]
+        assert np.abs(Mf - Mn).max() < 1e-12 * np.abs(Mn).max()
+
+
+def _spatial_branched(fast, base=(0.0, 0.0, 0.0)):
+    """A spatial tree: a revolute arm about a skew axis (full inertia tensor) carrying a
+    slider, a ball on a Spherical joint and a FreeMotion body; from a Fixed frame at
+    ``base``, two revolutes about different axes."""
+    from mechdae.components import spatial as sp
+    m = md.Model("branched3")
+    m._tree_fast_path = fast
+    w = m.add(sp.World("world", n=(0.1, -0.2, -1.0)))
+    j1 = m.add(sp.Revolute("j1", n=(0.3, 0.5, 0.8), phi0=0.3))
+    arm = m.add(sp.BodyShape("arm", r=(1.0, 0.2, -0.1), r_cm=(0.5, 0.1, 0.05), m=2.0,
+                             I=[[0.3, 0.01, -0.02], [0.01, 0.25, 0.03], [-0.02, 0.03, 0.1]]))
+    p1 = m.add(sp.Prismatic("p1", n=(1.0, 1.0, 0.0), s0=0.2))
+    sl = m.add(sp.Body("sl", m=0.7, I=(0.01, 0.02, 0.03), r_cm=(0.05, 0.0, 0.02)))
+    sph = m.add(sp.Spherical("sph", n=(0.0, 1.0, 0.0), angle0=0.4))
+    ball = m.add(sp.BodyShape("ball", r=(0.0, 0.0, -0.5), r_cm=(0.02, 0.0, -0.3), m=0.9,
+                              I=[[0.03, 0.001, 0.0], [0.001, 0.025, 0.0], [0.0, 0.0, 0.02]]))
+    fm = m.add(sp.FreeMotion("fm", r0=(0.3, -0.2, 0.4), n=(1.0, 0.0, 0.0), angle0=-0.3))
+    fb = m.add(sp.Body("fb", m=0.5, I=(0.02, 0.01, 0.03), r_cm=(0.0, 0.05, 0.0)))
+    fx = m.add(sp.Fixed("base", r=base, n=(0.0, 1.0, 0.0), angle=0.4))
+    j4 = m.add(sp.Revolute("j4", n=(0.0, 0.0, 1.0), phi0=-1.0))
+    l4 = m.add(sp.BodyShape("l4", r=(0.8, 0.0, 0.1), r_cm=(0.4, 0.05, 0.0), m=1.1, I=0.06))
+    j5 = m.add(sp.Revolute("j5", n=(1.0, 0.0, 0.0), phi0=0.7))
+    l5 = m.add(sp.BodyShape("l5", r=(0.0, 0.6, 0.0), r_cm=(0.0, 0.3, 0.02), m=0.6, I=0.02))
+    m.connect(w.frame, j1.frame_a)
+    m.connect(j1.frame_b, arm.frame_a)
+    m.connect(arm.frame_b, p1.frame_a, sph.frame_a, fm.frame_a)
+    m.connect(p1.frame_b, sl.frame_a)
+    m.connect(sph.frame_b, ball.frame_a)
+    m.connect(fm.frame_b, fb.frame_a)
+    m.connect(fx.frame, j4.frame_a)
+    m.connect(j4.frame_b, l4.frame_a)
+    m.connect(l4.frame_b, j5.frame_a)
+    m.connect(j5.frame_b, l5.frame_a)
+    return m
+
+
+def _spatial_states(s, rng, n):
+    """Random states with unit quaternions (the energies use |q|^2 = 1 as the generic path
+    does only there)."""
+    for q, u, p in _states(s, rng, n):
+        for k, name in enumerate(s.q_names):
+            if name.endswith(".q0"):
+                q[k:k + 4] /= np.linalg.norm(q[k:k + 4])
+        yield q, u, p
+
+
+def test_crba_spatial_mass_matrix_equals_the_lagrangian_one():
+    fm, gm = _spatial_branched(True), _spatial_branched(False)
+    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
+    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
+    assert fs.q_names == gs.q_names and fs.u_names == gs.u_names and fs.p_names == gs.p_names
+    assert fs.nu == 13                   # 3 revolutes, a prismatic, Spherical 3, FreeMotion 6
+    rng = np.random.default_rng(3)
+    for q, u, p in _spatial_states(fs, rng, 10):
+        Mf = np.asarray(fs.functions["M"](q, p))
+        Mg = np.asarray(gs.functions["M"](q, p))
+        scale = np.abs(Mg).max()
+        assert np.abs(Mf - Mg).max() < 1e-12 * scale
+        assert np.linalg.eigvalsh(0.5 * (Mf + Mf.T)).min() > 0
+        hf, hg = _h(fs, q, u, p), _h(gs, q, u, p)
+        assert np.abs(hf - hg).max() < 1e-11 * (1.0 + np.abs(hg).max())
+        Tf = float(fs.functions["energy"](q, u, 0.0, p)[0])
+        Tg = float(gs.functions["energy"](q, u, 0.0, p)[0])
+        assert abs(Tf - Tg) < 1e-12 * abs(Tg)
+        j1, j4 = fs.u_names.index("j1.w"), fs.u_names.index("j4.w")
+        assert Mf[j1, j4] == 0.0 and Mf[fs.u_names.index("p1.v"), j4] == 0.0
+
+
+def test_crba_spatial_mass_matrix_keeps_its_digits_far_from_the_origin():
+    far = _spatial_branched(True, base=(1.0e4, -2.0e4, 5.0e3)).compile(stabilization=None)
+    near = _spatial_branched(True).compile(stabilization=None)
+    idx = [far.u_names.index(n) for n in ("j4.w", "j5.w")]
+    ib = [far.p_names.index(f"base.r[{k}]") for k in (1, 2, 3)]
+    for q, _, p in _spatial_states(far, np.random.default_rng(5), 10):
         p_near = p.copy()
         p_near[ib] = 0.0
         Mf = np.asarray(far.functions["M"](q, p))[np.ix_(idx, idx)]

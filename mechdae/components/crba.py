@@ -1,4 +1,4 @@
-"""Kinetic energy of a planar tree of frames in composite-rigid-body form (tree fast path).
+"""Kinetic energy of a tree of frames in composite-rigid-body form (tree fast path).
 
 The tree fast path (:mod:`.tree`) writes one kinetic energy ``T(q, q')`` from which
 ``compile()`` derives the mass matrix ``M = d2T/dq'2`` and the velocity terms of ``h`` by
@@ -28,6 +28,11 @@ I_b V_b``, the bodies' kinetic energy. The graph is linear in the number of link
 ``h`` stays small, and ``d2T/dq_j' dq_k'`` (``k`` beyond ``j``) comes out as
 ``S_j^T Ic_k S_k``: the moment of ``Ic_k S_k`` moved from ``o_k`` to ``o_j`` link by link
 (four operations per link and entry).
+
+The spatial library (:func:`kinetic_energy_spatial`) does the same with 3-D vectors: ten
+numbers per composite inertia, ``D = (Dw, Dv)`` from the joint's axis (Revolute,
+Prismatic), its relative angular velocity from the quaternion's rates (Spherical), and
+its translation rates (FreeMotion).
 """
 import casadi as ca
 
@@ -133,3 +138,98 @@ def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
             Ic = _shift(Ic, *d)
         comp[id(a)] = _add(comp.get(id(a)), Ic)
     return zero if T is None else T
+
+
+# --- spatial: the same with 3-D vectors (world axes) --------------------------------------
+# A composite inertia about a point o: (J, m, h), J the 3x3 rotational inertia about o
+# (six numbers: xx yy zz xy xz yz), m the mass, h = sum m_b (p_b - o) its first moment; a
+# velocity V = (w, v) with v the velocity of the point at o. Then
+#     Ic V = (J w + h x v, m v - h x w)       (angular momentum about o, momentum)
+# and the joint term D^T Ic (V + D/2) as in the plane.
+
+def _sym6(J6):
+    xx, yy, zz, xy, xz, yz = ca.vertsplit(J6)
+    return ca.vertcat(ca.horzcat(xx, xy, xz), ca.horzcat(xy, yy, yz), ca.horzcat(xz, yz, zz))
+
+
+def _six(J):
+    return ca.vertcat(J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2], J[1, 2])
+
+
+def body_inertia_spatial(R, o, rr, m, J):
+    """A body's ``(J6, h)`` about its frame_a origin, world axes: ``R J R^T + m (|r|^2 I -
+    o o^T)``, ``m o`` (``o = R r`` the world-resolved offset of its center of mass, ``rr =
+    |r|^2`` from the parameters; ``J`` in the body's axes). For use inside a Function."""
+    A = ca.mtimes(ca.mtimes(R, J), R.T)
+    return _six(A + m * (rr * ca.SX.eye(3) - ca.mtimes(o, o.T))), m * o
+
+
+def _spatial(name):
+    f = _FN.get(name)
+    if f is not None:
+        return f
+    J6, m, h, d, dd = ca.SX.sym("J", 6), ca.SX.sym("m"), ca.SX.sym("h", 3), \
+        ca.SX.sym("d", 3), ca.SX.sym("dd")
+    if name == "shift3":                 # J + m (|d|^2 I - d d^T) + 2 (d.h) I - d h^T - h d^T
+        dh = ca.mtimes(d, h.T)
+        J = _sym6(J6) + (m * dd + 2 * ca.dot(d, h)) * ca.SX.eye(3) \
+            - m * ca.mtimes(d, d.T) - dh - dh.T
+        f = ca.Function("crba_shift3", [J6, m, h, d, dd], [_six(J), h + m * d])
+    elif name == "joint3":
+        w, v, Dw, Dv = (ca.SX.sym(n, 3) for n in ("w", "v", "Dw", "Dv"))
+        Ww, Wv = w + 0.5 * Dw, v + 0.5 * Dv
+        T = ca.dot(Dw, ca.mtimes(_sym6(J6), Ww) + ca.cross(h, Wv)) \
+            + ca.dot(Dv, m * Wv - ca.cross(h, Ww))
+        f = ca.Function("crba_joint3", [J6, m, h, w, v, Dw, Dv], [T])
+    else:                                # "add3"
+        J2, m2, h2 = ca.SX.sym("J2", 6), ca.SX.sym("m2"), ca.SX.sym("h2", 3)
+        f = ca.Function("crba_add3", [J6, m, h, J2, m2, h2], [J6 + J2, m + m2, h + h2])
+    _FN[name] = f
+    return f
+
+
+def kinetic_energy_spatial(order, kinds, node_of, offsets, jumps, bodies):
+    """The kinetic energy of a spatial tree in composite-rigid-body form (world axes).
+
+    Parameters
+    ----------
+    order : list of tree nodes, roots first, with their states ``st = [r, R, v, w, a, al]``
+    kinds, node_of : as for :func:`kinetic_energy`
+    offsets : dict, component id -> ``(d, |d|^2)``: world-resolved offset of frame_b from
+        frame_a (rigid parts, prismatic joints, FreeMotion's translation)
+    jumps : dict, joint id -> ``(Dw, Dv)``: what the joint adds to the parent's angular
+        velocity and to the velocity of the parent's point at frame_b's origin
+    bodies : list of ``(node, J6, m, h)``: a body's frame_a node and its inertia about that
+        node's origin (see :func:`body_inertia_spatial`)
+
+    Returns
+    -------
+    casadi.SX
+        ``T``, a scalar.
+    """
+    comp = {}
+    add = _spatial("add3")
+    for node, *Ib in bodies:
+        old = comp.get(id(node))
+        comp[id(node)] = Ib if old is None else add.call(old + Ib)
+    T = ca.SX(0)
+    for node in reversed(order):
+        Ic = comp.get(id(node))
+        c = node.pos.owner
+        kind = kinds[id(c)]
+        if Ic is None or kind in ("world", "fixed"):
+            continue
+        a = node_of[id(c.frame_a)]
+        off = offsets.get(id(c))
+        jump = jumps.get(id(c))
+        if jump is not None:
+            w, v = a.st[3], a.st[2]
+            if off is not None:
+                v = v + ca.cross(w, off[0])
+            T = T + _spatial("joint3").call(Ic + [w, v, *jump])[0]
+        if off is not None:
+            J6, h = _spatial("shift3").call(Ic + list(off))
+            Ic = [J6, Ic[1], h]
+        old = comp.get(id(a))
+        comp[id(a)] = Ic if old is None else add.call(old + Ic)
+    return T

@@ -6,8 +6,9 @@ The same procedure as the planar one (:mod:`.tree`) for :class:`~.spatial.World`
 (quaternion coordinates with declared speeds; ``Universal`` and ``Cylindrical`` take the
 generic path): each frame's origin ``r``, rotation ``R`` (frame -> world), velocity,
 angular velocity ``w`` and their rates (world axes) from the root (``R_b = R_a R_rel(n,
-q)``, ``w_b = w_a + R_a n q'`` at a revolute); each body's energies ``m/2 |v_cm|^2 + 1/2
-w_a^T I w_a`` (``w_a = R_a^T w``) and weight; the cut force and torque of every frame by
+q)``, ``w_b = w_a + R_a n q'`` at a revolute); each body's weight, and the kinetic energy in
+composite-rigid-body form (:func:`.crba.kinetic_energy_spatial`: the value of ``sum m/2
+|v_cm|^2 + 1/2 w_a^T I w_a``, ``w_a = R_a^T w``); the cut force and torque of every frame by
 Newton-Euler from the leaves (a body: ``F = m (a_cm - g)``, ``t = R_a (I w_a' + w_a x I
 w_a) + (c - r_a) x F`` about frame_a's origin; across a component ``F_a = -F_b``, ``t_a =
 -t_b - (r_b - r_a) x F_b``), offered resolved in the
@@ -19,6 +20,7 @@ attached as in the planar path (:mod:`._tree_attached`); their generalized flows
 import casadi as ca
 
 from ._tree_attached import attached
+from .crba import body_inertia_spatial, kinetic_energy_spatial
 from .tree import _function as _cached, flange_flows, newton_euler
 
 __all__ = ["flatten_spatial"]
@@ -57,7 +59,8 @@ def _make_revolute():
     R, w, al = ca.SX.sym("R", 3, 3), ca.SX.sym("w", 3), ca.SX.sym("al", 3)
     n, q, qd, qdd = ca.SX.sym("n", 3), ca.SX.sym("q"), ca.SX.sym("qd"), ca.SX.sym("qdd")
     e = ca.mtimes(R, n)
-    out = [ca.mtimes(R, _rotation(n, q)), w + e * qd, al + e * qdd + ca.cross(w, e * qd)]
+    out = [ca.mtimes(R, _rotation(n, q)), w + e * qd, al + e * qdd + ca.cross(w, e * qd),
+           e * qd]
     return ca.Function("tree_revolute", [R, w, al, n, q, qd, qdd], out)
 
 
@@ -68,7 +71,8 @@ def _make_prismatic():
     d = e * q
     wd = ca.cross(w, d)
     out = [r + d, v + wd + e * qd,
-           a + ca.cross(al, d) + ca.cross(w, wd) + 2 * ca.cross(w, e * qd) + e * qdd, d]
+           a + ca.cross(al, d) + ca.cross(w, wd) + 2 * ca.cross(w, e * qd) + e * qdd, d,
+           e * qd]
     return ca.Function("tree_prismatic3", [r, R, v, w, a, al, n, q, qd, qdd], out)
 
 
@@ -82,12 +86,12 @@ def _make_body():
     acm = a + ca.cross(al, o) + ca.cross(w, wo)
     wa = ca.mtimes(R.T, w)
     Jw = ca.mtimes(J, wa)
-    T = 0.5 * m * ca.dot(vcm, vcm) + 0.5 * ca.dot(wa, Jw)
     V = -m * ca.dot(g, c)
     F = m * (acm - g)
     tq = ca.mtimes(R, ca.mtimes(J, ca.mtimes(R.T, al)) + ca.cross(wa, Jw)) + ca.cross(o, F)
+    J6, h = body_inertia_spatial(R, o, ca.dot(rcm, rcm), m, J)    # for the kinetic energy
     return ca.Function("tree_body3", [r, R, v, w, a, al, rcm, m, J, g],
-                       [T, V, c, vcm, wa, F, tq])
+                       [J6, h, V, c, vcm, wa, F, tq])
 
 
 def _make_resolve():
@@ -112,9 +116,10 @@ def _make_spherical():
     K = ca.skew(q[1:])
     Rb = ca.mtimes(R, ca.SX.eye(3) + (2.0 / s2) * (q[0] * K + ca.mtimes(K, K)))
     w_rel = 2 * (q[0] * qd[1:] - qd[0] * q[1:] - ca.cross(q[1:], qd[1:])) / s2
-    wb = w + ca.mtimes(Rb, w_rel)
+    dw = ca.mtimes(Rb, w_rel)
+    wb = w + dw
     alb = al + ca.mtimes(Rb, ud) + ca.cross(wb, ca.mtimes(Rb, u))
-    return ca.Function("tree_spherical", [R, w, al, q, qd, u, ud], [Rb, wb, alb])
+    return ca.Function("tree_spherical", [R, w, al, q, qd, u, ud], [Rb, wb, alb, dw])
 
 
 def _make_translate():
@@ -124,7 +129,8 @@ def _make_translate():
     d, e = ca.mtimes(R, x), ca.mtimes(R, xd)
     wd = ca.cross(w, d)
     out = [r + d, v + wd + e,
-           a + ca.cross(al, d) + ca.cross(w, wd) + 2 * ca.cross(w, e) + ca.mtimes(R, xdd), d]
+           a + ca.cross(al, d) + ca.cross(w, wd) + 2 * ca.cross(w, e) + ca.mtimes(R, xdd), d,
+           ca.dot(x, x), e]
     return ca.Function("tree_translate", [r, R, v, w, a, al, x, xd, xdd], out)
 
 
@@ -177,7 +183,8 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
     world = next(c for c in comps if kinds[id(c)] == "world")
     g = psym[world.g.element_hash()]
     grav = ca.vertcat(*[ca.SX(0) if n == 0 else g * float(n) for n in world.n])
-    offsets = {}
+    offsets = {}                         # id(component) -> (world offset d of frame_b, |d|^2)
+    jumps = {}                           # id(joint) -> (Dw, Dv) it adds (see crba)
     for node in order:
         c = node.pos.owner
         kind = kinds[id(c)]
@@ -190,50 +197,59 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
         r, R, v, w, a, al = node_of[id(c.frame_a)].st
         if kind in ("rigid", "bodyshape", "rotation"):
             Rrel = _rotation(ca.DM(c.n), par(c.angle)) if kind == "rotation" else eye
-            rb, Rb, vb, ab, d = _function("move").call([r, R, v, w, a, al, vec(c.r), Rrel])
+            rr = vec(c.r)
+            rb, Rb, vb, ab, d = _function("move").call([r, R, v, w, a, al, rr, Rrel])
             node.st = [rb, R if kind != "rotation" else Rb, vb, w, ab, al]
-            offsets[id(c)] = d
+            offsets[id(c)] = (d, ca.dot(rr, rr))
         elif kind == "revolute":
             (q, qd, qdd), = qs[id(c)]
-            Rb, wb, alb = _function("revolute").call([R, w, al, _const(c.n), q, qd, qdd])
+            Rb, wb, alb, dw = _function("revolute").call([R, w, al, _const(c.n), q, qd, qdd])
             node.st = [r, Rb, v, wb, a, alb]
+            jumps[id(c)] = (dw, z3)
         elif kind in ("spherical", "freemotion"):
             cq = qs[id(c)]
+            dv = z3
             if kind == "freemotion":     # x, y, z (frame_a axes), then the quaternion
-                r, v, a, d = _function("translate").call(
+                r, v, a, d, dd, dv = _function("translate").call(
                     [r, R, v, w, a, al] + [ca.vertcat(*[e[k] for e in cq[:3]])
                                            for k in range(3)])
-                offsets[id(c)] = d
+                offsets[id(c)] = (d, dd)
                 cq = cq[3:]
             (u, ud) = (ca.vertcat(*col) for col in zip(*us[id(c)]))
-            Rb, wb, alb = _function("spherical").call(
+            Rb, wb, alb, dw = _function("spherical").call(
                 [R, w, al, ca.vertcat(*[e[0] for e in cq]), ca.vertcat(*[e[1] for e in cq]),
                  u, ud])
             node.st = [r, Rb, v, wb, a, alb]
+            jumps[id(c)] = (dw, dv)
         else:                            # prismatic
             (q, qd, qdd), = qs[id(c)]
-            rb, vb, ab, d = _function("prismatic").call([r, R, v, w, a, al, _const(c.n), q,
-                                                         qd, qdd])
+            rb, vb, ab, d, dv = _function("prismatic").call([r, R, v, w, a, al, _const(c.n),
+                                                             q, qd, qdd])
             node.st = [rb, R, vb, w, ab, al]
-            offsets[id(c)] = d
+            offsets[id(c)] = (d, q * q)  # n is a unit vector
+            jumps[id(c)] = (z3, dv)
     declared, body_out = {}, {}
-    T_all, V_all = ca.SX(0), ca.SX(0)
+    V_all = ca.SX(0)
+    inertias = []                        # (node, J6, m, h) for the kinetic energy
     for c in comps:
         if kinds[id(c)] not in ("body", "bodyshape"):
             continue
         e = c._I_entries
         J = ca.vertcat(*[ca.horzcat(*[psym[e[(i, j)].element_hash()] for j in (1, 2, 3)])
                          for i in (1, 2, 3)])
-        T, V, cm, vcm, wa, F, tq = _function("body").call(
-            node_of[id(c.frame_a)].st + [vec(c._r_cm), par(c._m), J, grav])
-        T_all, V_all = T_all + T, V_all + V
+        m = par(c._m)
+        J6, h, V, cm, vcm, wa, F, tq = _function("body").call(
+            node_of[id(c.frame_a)].st + [vec(c._r_cm), m, J, grav])
+        V_all = V_all + V
+        inertias.append((node_of[id(c.frame_a)], J6, m, h))
         declared[id(c)] = (F, tq)
         body_out[id(c)] = [(f"{name}[{k + 1}]", x) for name, col in
                            (("r_cm_0", cm), ("v_cm_0", vcm), ("w_a", wa))
                            for k, x in enumerate(ca.vertsplit(col))]
     if body_out:
         model.potential_energy(V_all)
-        model.kinetic_energy(T_all)
+        model.kinetic_energy(kinetic_energy_spatial(order, kinds, node_of, offsets, jumps,
+                                                    inertias))
     # force elements, contacts and sensors on the frames (their flows are the generalized
     # ones, (Fr, FR), turned into a force and a torque at their node)
     att_flows, unknown, att_out = attached(model, comps, kinds, node_of, psym, qs)
@@ -247,7 +263,7 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
         F, tq = f[0] - fb[0], f[1] - fb[1]
         d = offsets.get(id(c))
         if d is not None:                # the force at frame_b moved to frame_a
-            tq = tq - ca.cross(d, fb[0])
+            tq = tq - ca.cross(d[0], fb[0])
         return F, tq
 
     flows = {}                           # id(connector) -> (F, t), world axes
