@@ -13,29 +13,31 @@
    The spatial library's chain (``sp.Revolute`` about z) is reported beside it.
    Then both chains again with ``compile(evaluate=True)`` (parameters folded in as numbers).
 
-   Measured (load ~1.2, --quick), with the tree fast path of the flattening
+   Measured (best of 3, load ~1), with the tree fast path of the flattening
    (mechdae/components/tree.py: frames in closed form from the root, cut forces by
    Newton-Euler; the components build no CasADi equations) and its kinetic energy in
    composite-rigid-body form (mechdae/components/crba.py: one term ``D^T Ic (V + D/2)`` per
-   joint, composite inertias about the joints): default compile 99-113 ms against 59 ms
-   (ratio 1.7-1.9, target 2: met; was 0.70 s, 11.4x): build 6.7 ms, flatten 38 ms,
-   compile_model 53 ms. The mass matrix has 6,560 instructions (the kinetic energy summed
-   over the bodies gave 11,767; nlink_chain.py 6,513), h 4,919 (was 3,920; nlink_chain.py
-   1,912); both run as generated C. The right-hand side alone (CVODES' clock of its rhs
-   calls) costs 25.7 us against 24.0 us: 1.07x (was ~1.2x). Simulate 2 s: 58.6 ms against
-   46.6 ms, per rhs 1.17x: the rest is the 876 outputs (every frame's potentials and cut
-   forces) evaluated at the 501 output times after the integration (~8 ms; nlink_chain.py
-   has none). What is left of the rhs is h: relative joint angles put each link's world
-   angle (a sum) and its world-resolved offsets under the derivatives of T, where
-   nlink_chain.py's T uses absolute angles and three shared parameters.
+   joint, composite inertias about the joints): default compile 84-86 ms against 52-53 ms
+   (ratio 1.6-1.7, target 2: met; --quick runs under load give 1.7-1.9; was 0.70 s, 11.4x):
+   build 6.7 ms, flatten 38 ms, compile_model 53 ms. The mass matrix has 6,560
+   instructions (the kinetic energy summed over the bodies gave 11,767; nlink_chain.py
+   6,513), h 4,919 (was 3,920; nlink_chain.py 1,912); both run as generated C. The
+   right-hand side alone (CVODES' clock of its rhs calls) costs 22.3 us against 21.0 us:
+   1.06x (1.06-1.11 over runs; was ~1.2x). Simulate 2 s: 49.4 ms against 41.1 ms, per rhs
+   1.15-1.19x: the rest is the 876 outputs (every frame's potentials and cut forces)
+   evaluated at the 501 output times after the integration (~8 ms; nlink_chain.py has
+   none). What is left of the rhs is h: relative joint angles put each link's world angle
+   (a sum) and its world-resolved offsets ``R(phi) r``, ``R(phi) r_cm`` under the
+   derivatives of T (about 40 operations per link depend on q), where nlink_chain.py's T
+   uses absolute angles and three shared parameters (about 12).
    With ``evaluate=True``: M 5,710 + h 3,252 instructions (nlink_chain.py's evaluated build
-   4,559 + 1,250), the rhs alone 1.06x, per rhs 1.06-1.11x.
-   The spatial chain (mechdae/components/tree_spatial.py): compile 213-218 ms (3.5x; was
-   2.36 s, 37.8x): build 30 ms, flatten 100 ms (2,448 outputs and 451 parameters through
-   the Model API: ~35 ms), compile_model 75 ms; M 12,491 nodes (was 62,347), per rhs 5.2x
-   (was 21x): its right-hand side runs interpreted (M 13,391 + h 6,182 instructions are
-   past codegen's limit, MAX_SOURCE / 22 chars = 18,181; the planar chain's 6,560 + 4,919
-   are under it).
+   4,559 + 1,250), the rhs alone 1.02x, per rhs 1.06-1.09x.
+   The spatial chain (mechdae/components/tree_spatial.py, the same composite form in 3-D):
+   compile 209-214 ms (4.0x; was 2.36 s, 37.8x): build 27 ms, flatten 110 ms (2,448
+   outputs and 451 parameters through the Model API: ~35 ms), compile_model 74 ms; M 7,340 + h
+   7,181 instructions (was 13,391 + 6,182, past codegen's limit of MAX_SOURCE / 22 chars =
+   18,181, so it ran interpreted at 5.2x per rhs): now generated C, the rhs alone 1.13x,
+   per rhs 1.32x (2,448 outputs).
 3. Scale: a mass-spring-damper line and an RC ladder of ``N`` components (about 5
    flat equations per component) through every stage: component construction, flattening
    (alias elimination included), index reduction, derivation; the growth exponent between
