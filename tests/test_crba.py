@@ -38,31 +38,44 @@ def _branched(fast, base=(0.0, 0.0)):
     p2 = m.add(pl.Prismatic("p2", r=(0.0, 1.0), s0=0.3))
     j6 = m.add(pl.Revolute("j6", phi0=0.2))
     l6 = m.add(pl.BodyShape("l6", r=(0.4, 0.0), r_cm=(0.2, 0.0), m=0.8, I=0.02))
-    m.connect(w.frame, j1.frame_a)
-    m.connect(j1.frame_b, arm.frame_a)
-    m.connect(arm.frame_b, p1.frame_a, j2.frame_a, fr.frame_a)
-    m.connect(p1.frame_b, sl.frame_a)
-    m.connect(sl.frame_b, j5.frame_a)
-    m.connect(j5.frame_b, tip.frame_a)
-    m.connect(j2.frame_b, l2.frame_a)
-    m.connect(l2.frame_b, j3.frame_a)
-    m.connect(j3.frame_b, l3.frame_a)
-    m.connect(fr.frame_b, ball.frame_a)
-    m.connect(fx.frame, j4.frame_a)
-    m.connect(j4.frame_b, l4.frame_a)
-    m.connect(l4.frame_b, p2.frame_a)
-    m.connect(p2.frame_b, j6.frame_a)
-    m.connect(j6.frame_b, l6.frame_a)
+    return _connect(m, [w, j1, arm], [arm, p1, sl, j5, tip], [arm, j2, l2, j3, l3],
+                    [arm, fr, ball], [fx, j4, l4, p2, j6, l6])
+
+
+def _connect(m, *chains):
+    """Each chain's components in a row, frame_b (a root's frame) to the next frame_a."""
+    for chain in chains:
+        for a, b in zip(chain, chain[1:]):
+            m.connect(getattr(a, "frame_b", None) or a.frame, b.frame_a)
     return m
 
 
-def _systems(base=(0.0, 0.0)):
-    fm, gm = _branched(True, base), _branched(False, base)
+def _systems(build, base):
+    """The fast and the generic path's Systems of ``build(fast, base)``."""
+    fm, gm = build(True, base), build(False, base)
     fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
     assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
     assert fs.q_names == gs.q_names and fs.u_names == gs.u_names
     assert fs.p_names == gs.p_names
     return fs, gs
+
+
+def _same_dynamics(fs, gs, q, u, p):
+    """M, h and T of the two Systems at one state, to 1e-12 relative (M symmetric and
+    positive definite, T = 1/2 u^T M u); returns the fast path's M."""
+    Mf = np.asarray(fs.functions["M"](q, p))
+    Mg = np.asarray(gs.functions["M"](q, p))
+    scale = np.abs(Mg).max()
+    assert np.abs(Mf - Mg).max() < 1e-12 * scale
+    assert np.abs(Mf - Mf.T).max() < 1e-12 * scale              # not doubled, symmetric
+    assert np.linalg.eigvalsh(0.5 * (Mf + Mf.T)).min() > 0       # positive definite
+    hf, hg = _h(fs, q, u, p), _h(gs, q, u, p)
+    assert np.abs(hf - hg).max() < 1e-11 * (1.0 + np.abs(hg).max())
+    # the composite form's energy is the bodies' energy
+    Tf = float(fs.functions["energy"](q, u, 0.0, p)[0])
+    Tg = float(gs.functions["energy"](q, u, 0.0, p)[0])
+    assert abs(Tf - Tg) < 1e-12 * abs(Tg) and abs(Tf - 0.5 * u @ Mf @ u) < 1e-12 * abs(Tg)
+    return Mf
 
 
 def _states(s, rng, n):
@@ -82,22 +95,10 @@ def _h(s, q, u, p):
 
 
 def test_crba_mass_matrix_equals_the_lagrangian_one_on_a_branched_tree():
-    fs, gs = _systems()
+    fs, gs = _systems(_branched, (0.0, 0.0))
     assert fs.nq == 11                   # 6 revolutes, 2 prismatics, a Free (3)
-    rng = np.random.default_rng(11)
-    for q, u, p in _states(fs, rng, 20):
-        Mf = np.asarray(fs.functions["M"](q, p))
-        Mg = np.asarray(gs.functions["M"](q, p))
-        scale = np.abs(Mg).max()
-        assert np.abs(Mf - Mg).max() < 1e-12 * scale
-        assert np.abs(Mf - Mf.T).max() < 1e-12 * scale          # not doubled, symmetric
-        assert np.linalg.eigvalsh(Mf).min() > 0                  # positive definite
-        hf, hg = _h(fs, q, u, p), _h(gs, q, u, p)
-        assert np.abs(hf - hg).max() < 1e-11 * (1.0 + np.abs(hg).max())
-        # T = 1/2 u^T M u: the composite form's energy is the bodies' energy
-        Tf = float(fs.functions["energy"](q, u, 0.0, p)[0])
-        Tg = float(gs.functions["energy"](q, u, 0.0, p)[0])
-        assert abs(Tf - Tg) < 1e-12 * abs(Tg) and abs(Tf - 0.5 * u @ Mf @ u) < 1e-12 * abs(Tg)
+    for q, u, p in _states(fs, np.random.default_rng(11), 20):
+        Mf = _same_dynamics(fs, gs, q, u, p)
         # M_jk = 0 where neither joint is an ancestor of the other: the two trees, and
         # the slider, the two-link branch and the Free body on the arm
         for a, b in (("j1.phi", "j4.phi"), ("p1.s", "p2.s"), ("p1.s", "j2.phi"),
@@ -108,8 +109,8 @@ def test_crba_mass_matrix_equals_the_lagrangian_one_on_a_branched_tree():
 def test_crba_mass_matrix_keeps_its_digits_far_from_the_origin():
     """The second tree's base 1e4 m from the origin: its block of M (the joints j4, p2, j6)
     is the same as at the origin to 1e-12 -- no ``|p|^2`` of absolute positions enters."""
-    far, _ = _systems(base=(1.0e4, -2.0e4))
-    near, _ = _systems()
+    far, _ = _systems(_branched, (1.0e4, -2.0e4))
+    near, _ = _systems(_branched, (0.0, 0.0))
     rng = np.random.default_rng(4)
     idx = [far.q_names.index(n) for n in ("j4.phi", "p2.s", "j6.phi")]
     for q, _, p in _states(far, rng, 10):
@@ -144,17 +145,8 @@ def _spatial_branched(fast, base=(0.0, 0.0, 0.0)):
     l4 = m.add(sp.BodyShape("l4", r=(0.8, 0.0, 0.1), r_cm=(0.4, 0.05, 0.0), m=1.1, I=0.06))
     j5 = m.add(sp.Revolute("j5", n=(1.0, 0.0, 0.0), phi0=0.7))
     l5 = m.add(sp.BodyShape("l5", r=(0.0, 0.6, 0.0), r_cm=(0.0, 0.3, 0.02), m=0.6, I=0.02))
-    m.connect(w.frame, j1.frame_a)
-    m.connect(j1.frame_b, arm.frame_a)
-    m.connect(arm.frame_b, p1.frame_a, sph.frame_a, fm.frame_a)
-    m.connect(p1.frame_b, sl.frame_a)
-    m.connect(sph.frame_b, ball.frame_a)
-    m.connect(fm.frame_b, fb.frame_a)
-    m.connect(fx.frame, j4.frame_a)
-    m.connect(j4.frame_b, l4.frame_a)
-    m.connect(l4.frame_b, j5.frame_a)
-    m.connect(j5.frame_b, l5.frame_a)
-    return m
+    return _connect(m, [w, j1, arm], [arm, p1, sl], [arm, sph, ball], [arm, fm, fb],
+                    [fx, j4, l4, j5, l5])
 
 
 def _spatial_states(s, rng, n):
@@ -168,23 +160,10 @@ def _spatial_states(s, rng, n):
 
 
 def test_crba_spatial_mass_matrix_equals_the_lagrangian_one():
-    fm, gm = _spatial_branched(True), _spatial_branched(False)
-    fs, gs = fm.compile(stabilization=None), gm.compile(stabilization=None)
-    assert fm.flatten_stats["tree_fast_path"] and "tree_fast_path" not in gm.flatten_stats
-    assert fs.q_names == gs.q_names and fs.u_names == gs.u_names and fs.p_names == gs.p_names
+    fs, gs = _systems(_spatial_branched, (0.0, 0.0, 0.0))
     assert fs.nu == 13                   # 3 revolutes, a prismatic, Spherical 3, FreeMotion 6
-    rng = np.random.default_rng(3)
-    for q, u, p in _spatial_states(fs, rng, 10):
-        Mf = np.asarray(fs.functions["M"](q, p))
-        Mg = np.asarray(gs.functions["M"](q, p))
-        scale = np.abs(Mg).max()
-        assert np.abs(Mf - Mg).max() < 1e-12 * scale
-        assert np.linalg.eigvalsh(0.5 * (Mf + Mf.T)).min() > 0
-        hf, hg = _h(fs, q, u, p), _h(gs, q, u, p)
-        assert np.abs(hf - hg).max() < 1e-11 * (1.0 + np.abs(hg).max())
-        Tf = float(fs.functions["energy"](q, u, 0.0, p)[0])
-        Tg = float(gs.functions["energy"](q, u, 0.0, p)[0])
-        assert abs(Tf - Tg) < 1e-12 * abs(Tg)
+    for q, u, p in _spatial_states(fs, np.random.default_rng(3), 10):
+        Mf = _same_dynamics(fs, gs, q, u, p)
         j1, j4 = fs.u_names.index("j1.w"), fs.u_names.index("j4.w")
         assert Mf[j1, j4] == 0.0 and Mf[fs.u_names.index("p1.v"), j4] == 0.0
 

@@ -78,7 +78,30 @@ def _shift(Ic, dx, dy, dd):
 
 
 def _add(a, b):
-    return b if a is None else [_B(_ADD, x, y) for x, y in zip(a, b)]
+    return [_B(_ADD, x, y) for x, y in zip(a, b)]
+
+
+def _from_leaves(order, kinds, node_of, bodies, add, step):
+    """The composite inertia of every node, leaves first: a node's bodies (``bodies``:
+    ``(node, *inertia)``), plus what ``step(c, kind, a, Ic)`` returns for each component
+    ``c`` positioning a node beyond it (its inertia moved to ``frame_a``'s node ``a``; the
+    step adds the joint's term of T). Nodes with no mass beyond them are skipped."""
+    comp = {}                            # id(node) -> composite inertia about its origin
+
+    def put(node, Ic):
+        old = comp.get(id(node))
+        comp[id(node)] = Ic if old is None else add(old, Ic)
+
+    for node, *Ib in bodies:
+        put(node, Ib)
+    for node in reversed(order):         # leaves first: a subtree is complete here
+        Ic = comp.get(id(node))
+        c = node.pos.owner
+        kind = kinds[id(c)]
+        if Ic is None or kind in ("world", "fixed"):
+            continue
+        a = node_of[id(c.frame_a)]
+        put(a, step(c, kind, a, Ic))
 
 
 def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
@@ -104,25 +127,16 @@ def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
     casadi.SX
         ``T``, a scalar.
     """
-    comp = {}                            # id(node) -> [J, m, hx, hy] about its origin
-    for node, *Ib in bodies:
-        comp[id(node)] = _add(comp.get(id(node)), Ib)
-    T = None
+    terms = []
     zero = ca.SX(0)
-    for node in reversed(order):         # leaves first: a subtree is complete here
-        Ic = comp.get(id(node))
-        c = node.pos.owner
-        kind = kinds[id(c)]
-        if Ic is None or kind in ("world", "fixed"):
-            continue
-        a = node_of[id(c.frame_a)]
+
+    def step(c, kind, a, Ic):            # Ic = [J, m, hx, hy]
         d = offsets.get(id(c))
         if kind == "free":
             (x, xd, _), (y, yd, _), (_, pd, _) = qs[id(c)]
             d = (x, y, x * x + y * y)
-        Tk = None
         if kind == "revolute":
-            Tk = _revolute(Ic, a.w, a.vx, a.vy, qs[id(c)][0][1])
+            terms.append(_revolute(Ic, a.w, a.vx, a.vy, qs[id(c)][0][1]))
         elif kind in ("prismatic", "free"):
             # the parent's velocity at o_k, and what the joint adds to it
             vx, vy = a.vx - a.w * d[1], a.vy + a.w * d[0]
@@ -131,13 +145,14 @@ def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
                 D = [zero, axes[id(c)][0] * qd, axes[id(c)][1] * qd]
             else:
                 D = [pd, xd + a.w * d[1], yd - a.w * d[0]]
-            Tk = _joint().call(Ic + [a.w, vx, vy] + D)[0]
-        if Tk is not None:
-            T = Tk if T is None else _B(_ADD, T, Tk)
-        if d is not None:
-            Ic = _shift(Ic, *d)
-        comp[id(a)] = _add(comp.get(id(a)), Ic)
-    return zero if T is None else T
+            terms.append(_joint().call(Ic + [a.w, vx, vy] + D)[0])
+        return Ic if d is None else _shift(Ic, *d)
+
+    _from_leaves(order, kinds, node_of, bodies, _add, step)
+    T = terms[0] if terms else zero
+    for Tk in terms[1:]:
+        T = _B(_ADD, T, Tk)
+    return T
 
 
 # --- spatial: the same with 3-D vectors (world axes) --------------------------------------
@@ -207,29 +222,21 @@ def kinetic_energy_spatial(order, kinds, node_of, offsets, jumps, bodies):
     casadi.SX
         ``T``, a scalar.
     """
-    comp = {}
-    add = _spatial("add3")
-    for node, *Ib in bodies:
-        old = comp.get(id(node))
-        comp[id(node)] = Ib if old is None else add.call(old + Ib)
-    T = ca.SX(0)
-    for node in reversed(order):
-        Ic = comp.get(id(node))
-        c = node.pos.owner
-        kind = kinds[id(c)]
-        if Ic is None or kind in ("world", "fixed"):
-            continue
-        a = node_of[id(c.frame_a)]
+    terms = []
+
+    def step(c, kind, a, Ic):            # Ic = [J6, m, h]
         off = offsets.get(id(c))
         jump = jumps.get(id(c))
         if jump is not None:
             w, v = a.st[3], a.st[2]
             if off is not None:
                 v = v + ca.cross(w, off[0])
-            T = T + _spatial("joint3").call(Ic + [w, v, *jump])[0]
-        if off is not None:
-            J6, h = _spatial("shift3").call(Ic + list(off))
-            Ic = [J6, Ic[1], h]
-        old = comp.get(id(a))
-        comp[id(a)] = Ic if old is None else add.call(old + Ic)
-    return T
+            terms.append(_spatial("joint3").call(Ic + [w, v, *jump])[0])
+        if off is None:
+            return Ic
+        J6, h = _spatial("shift3").call(Ic + list(off))
+        return [J6, Ic[1], h]
+
+    _from_leaves(order, kinds, node_of, bodies, lambda a, b: _spatial("add3").call(a + b),
+                 step)
+    return sum(terms[1:], terms[0]) if terms else ca.SX(0)
