@@ -59,13 +59,18 @@ class ModeLogic:
     def _rows(self, idx):
         """``(padded positions, rows of W)`` of the contacts ``idx``."""
         key = tuple(idx)
-        memo = self.__dict__.setdefault("_rows_memo", {})
+        memo = self.__dict__.get("_rows_memo")
+        if memo is None:      # per System (its contacts' rows), read-only arrays
+            memo = self._rows_memo = self.system._integrators.setdefault("event-rows", {})
         got = memo.get(key)
         if got is None:
             d = self.dim
             dst = [a * d + j for a, i in enumerate(idx) for j in range(1 + self.nt[i])]
             src = [self.offs[i] + j for i in idx for j in range(1 + self.nt[i])]
-            got = memo[key] = (np.array(dst, int), np.array(src, int))
+            got = (np.array(dst, int), np.array(src, int))
+            for a in got:
+                a.flags.writeable = False
+            memo[key] = got
         return got
 
     def contact_space(self, tm, idx):
