@@ -15,61 +15,44 @@ flights shrink geometrically so it stalls at t_inf: capped by ``MAX_EVENTS`` imp
 ``MAX_WALL`` seconds, and we report where it stopped), and with the usual heuristic (stop
 bouncing once the rebound speed falls below ``V_REST``; it then rests early, before t_inf).
 
-Measured (2 shared cores, load 2-4 from other sessions: every figure +-40 %, ratios in one
-run steadier). Before issue 13 mechdae 52-130 ms for 6 impacts (early jump), scipy (31
-impacts) about the same; with every impact resolved (40) 70-156 ms, 0.6x scipy (start
-commit d8b5482: 156 ms vs scipy 88 ms in one run).
+Measured (2 shared cores, OPENBLAS_NUM_THREADS=1; best of 50 for the ball, of 3 for the
+other rows; load 0.4-1). "start" is commit d8b5482, before issue 13's speed work.
 
-Since the smooth phases run in C (``phase_integrator="auto"``: each mode's right-hand side
-and event functions as generated C, driven by ``csrc/mdae_ode.c``, Dormand-Prince 8(5,3) /
-5(4) with event sampling on the continuous extension; Python only at events), in two runs
-at load 1.5-2.3:
+==============================  ==========  ===========  ==========  ================
+row                             now         cvodes path  start       ratio vs start
+==============================  ==========  ===========  ==========  ================
+ball, 40 impacts, 5 s           1.95-2.1 ms --           156 ms      75x (scipy 19.6x)
+ball, zeno="early" (6 impacts)  1.9 ms      --           52-130 ms   --
+rocking block to rest, 3 s      30 ms       603 ms       958 ms      31.7x
+seed-003 spinning ball, 4 s     10.4 ms     165 ms       186 ms      17.8x
+8-link chain (smooth), 10 s     21.8 ms     544 ms       540 ms      24.8x
+10-bead column, 2 s (3757 ev.)  0.91 s      5.09 s       5.69 s      6.3x
+==============================  ==========  ===========  ==========  ================
 
-==============================  =========  ===========  ==============  ===============
-row                             C phases   cvodes path  start commit    ratio vs start
-==============================  =========  ===========  ==============  ===============
-ball, 40 impacts, 5 s           15 ms      --           156 ms          10.5x (scipy 2.7x)
-rocking block to rest, 3 s      54 ms      586 ms       958 ms          17.5-17.8x
-seed-003 spinning ball, 4 s     25 ms      164 ms       186 ms          7.2-7.5x
-8-link chain, 10 s (smooth)     21-23 ms   537 ms       540 ms          23-26x
-10-bead column, 2 s (3757 ev.)  1.01 s     4.5-4.9 s    5.69 s          5.6-5.7x
-==============================  =========  ===========  ==============  ===============
+The 8-link chain's ``method="cvodes"`` takes 28 ms (its rtol 1e-8; 43 ms at the event
+method's 1e-10): the event method is faster. scipy's ``solve_ivp`` takes 40 ms on the ball
+(it stalls 5 ms before t_inf).
 
-The 8-link chain's ``method="cvodes"`` (the smooth path, rtol 1e-8) takes 28 ms in the same
-runs, 43 ms at the event method's rtol 1e-10. The ball's impact times stay at the closed
-form to 1e-11; scipy's ``solve_ivp`` takes 39 ms: mechdae is 2.4-2.5x faster, not the
-issue's 10x (under 2 ms). The phases now cost about 50 us per impact; the rest, about
-250 us per impact, is the Python of the impact itself (contact space, impact kernel call,
-accumulation bookkeeping, event records, about a hundred numpy calls on 2 x 2 arrays).
-The 2 ms target needs that path (terms, contact space, Newton impact, the accumulation
-rule) in C too, called from the phase loop for the common single-contact impact.
+Where the ball's 2 ms go, in three steps of issue 13:
 
-The impact's own Python trimmed (the impact kernel through its thin entry
-``_contact.impact`` instead of ``kernels.impact``'s argument checks, per-contact-set laws and
-names cached, plain floats in the accumulation rule; results bitwise unchanged): in one run
-alternating the start commit c033a0e and the change, twice, at load 1.5-1.9, the ball
-16.3-16.5 ms -> 14.7-14.9 ms (1.11x), scipy 39.7-40.5 ms: 2.4-2.5x -> 2.7x. What an impact
-costs now (the ball's impact in isolation, best of 5000): ``do_impact`` 140-180 us, of which
-contact space 28 us, accumulation rule 20, contact terms at the event 17 (generated C),
-energy after the impact 12 (generated C), impact kernel 11 (2 in C), contact velocities 10,
-the event record 9, the rest of ``do_impact`` about 35 (numpy on 2-vectors); around it per
-event ``phase.run`` 57 us (the flight's steps included), the refresh of the event
-functions 21, projection and sample records 13. Another 2.5 ms per run are fixed (initial
-state, engine set-up, the Result's energy map and contact forces).
+- the phases in C (csrc/mdae_ode.c: each mode's right-hand side and event functions as
+  generated C, Dormand-Prince 8(5,3) / 5(4), event sampling on the continuous extension):
+  156 -> 15 ms; what was left was the Python of each impact (~250 us);
+- the simple impacts in C too (csrc/mdae_cycle.c: one contact hits in flight, none other
+  touching, a unique solution after which it separates, not the end of its series: the same
+  contact space, impact kernel call and accumulation checks as the Python logic, bitwise the
+  same events and samples) 15 -> 2.8 ms; 39 of the 40 impacts, 0.13 ms of C in all;
+- the fixed cost of a call 1.9 -> 0.53 ms (simulate(0.3) of the ball, no impact): set-up
+  cached per System and parameters (contact laws, the mass-matrix check), the engine's C
+  objects kept per thread, the Result's energies from generated C (345 -> 20 us), contact
+  forces only where a contact is closed, the output grid, the samples stacked as blocks.
 
-Fixed cost per call (``simulate(0.3, q0={"y": 1.1}, method="event", rtol=1e-10,
-atol=1e-12)`` of the ball, a flight of 501 samples without impact; best of 20 calls, three
-alternating runs at load 1.1-1.2): start commit abbffe8 1.87-1.95 ms; the set-up and Result
-changes alone 0.82 ms; with the engine's per-thread C objects and block-recorded samples
-(d1e3ef2) 0.54-0.55 ms. What went: the Result's energies 345 -> 20 us (a serial
-``Function.map`` pays 0.4 us of call overhead per point; ``codegen.map_call`` now runs a
-small function in chunks of 64 points, 90 us, and the event Result loops generated C,
-20 us), the mass-matrix check 210 -> 2 us (cached per parameter vector when M does not
-depend on q, else 25 us), the contact laws 150 -> 9 us (cached per parameter vector), the
-contact forces 225 -> 15 us, stacking the samples 150 -> 100 us
-(25 with blocks), the output grid 16 -> 4 us; every number of the Results unchanged
-(energies bitwise). The smooth methods share the post-processing: ``method="cvodes"``
-over 1 s, pendulum 5.1-5.6 -> 4.3 ms, slider-crank 10.3 -> 9.0 ms.
+What remains (py-spy, 5 s run): 0.53 ms fixed; ~0.2 ms booking the 39 C impacts as events
+and samples; ~0.8 ms for the last impact, which ends the series below the velocity
+resolution and goes through the Python rules (plastic impact, contact-force problem,
+projection onto the surface, the pending accumulation event, two phases at rest). A run to
+t = 4.06 s (31 impacts, all in C) takes 0.9 ms. Every figure is Python-overhead bound on this
+machine (a numpy call on a 2-vector costs 1-3 us here).
 
 Run: ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_event.py``
 """
