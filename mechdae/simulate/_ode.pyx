@@ -145,6 +145,7 @@ cdef class CFunction:
     cdef list res_arrays
     cdef const double **argv
     cdef double **resv
+    cdef double scalars[8]      # Python floats given for one-value inputs (the first 8)
 
     def __cinit__(self):
         self.ctx.arg = NULL
@@ -191,6 +192,10 @@ cdef class CFunction:
         keep = []
         for i in range(self.ctx.n_in):
             v = args[i]
+            if type(v) is float and i < 8 and self.in_sizes[i] == 1:
+                self.scalars[i] = v           # a time: no array
+                self.argv[i] = &self.scalars[i]
+                continue
             if not (type(v) is np.ndarray and v.dtype == np.float64 and v.ndim == 1
                     and v.flags.c_contiguous):
                 v = np.ascontiguousarray(np.ravel(v, order="F"), dtype=np.float64)
