@@ -21,8 +21,8 @@ other rows; load 0.4-1). "start" is commit d8b5482, before issue 13's speed work
 ==============================  ==========  ===========  ==========  ================
 row                             now         cvodes path  start       ratio vs start
 ==============================  ==========  ===========  ==========  ================
-ball, 40 impacts, 5 s           1.95-2.1 ms --           156 ms      75x (scipy 19.6x)
-ball, zeno="early" (6 impacts)  1.9 ms      --           52-130 ms   --
+ball, 40 impacts, 5 s           1.6 ms      --           156 ms      97x (scipy 20.8x)
+ball, zeno="early" (6 impacts)  1.4 ms      --           52-130 ms   --
 rocking block to rest, 3 s      30 ms       603 ms       958 ms      31.7x
 seed-003 spinning ball, 4 s     10.4 ms     165 ms       186 ms      17.8x
 8-link chain (smooth), 10 s     21.8 ms     544 ms       540 ms      24.8x
@@ -30,10 +30,10 @@ seed-003 spinning ball, 4 s     10.4 ms     165 ms       186 ms      17.8x
 ==============================  ==========  ===========  ==========  ================
 
 The 8-link chain's ``method="cvodes"`` takes 28 ms (its rtol 1e-8; 43 ms at the event
-method's 1e-10): the event method is faster. scipy's ``solve_ivp`` takes 40 ms on the ball
+method's 1e-10): the event method is faster. scipy's ``solve_ivp`` takes 33-40 ms on the ball
 (it stalls 5 ms before t_inf).
 
-Where the ball's 2 ms go, in three steps of issue 13:
+Where the ball's time went, in the steps of issue 13:
 
 - the phases in C (csrc/mdae_ode.c: each mode's right-hand side and event functions as
   generated C, Dormand-Prince 8(5,3) / 5(4), event sampling on the continuous extension):
@@ -42,13 +42,14 @@ Where the ball's 2 ms go, in three steps of issue 13:
   touching, a unique solution after which it separates, not the end of its series: the same
   contact space, impact kernel call and accumulation checks as the Python logic, bitwise the
   same events and samples) 15 -> 2.8 ms; 39 of the 40 impacts, 0.13 ms of C in all;
-- the fixed cost of a call 1.9 -> 0.53 ms (simulate(0.3) of the ball, no impact): set-up
+- the fixed cost of a call 1.9 -> 0.42 ms (simulate(0.3) of the ball, no impact): set-up
   cached per System and parameters (contact laws, the mass-matrix check), the engine's C
   objects kept per thread, the Result's energies from generated C (345 -> 20 us), contact
-  forces only where a contact is closed, the output grid, the samples stacked as blocks.
+  forces only where a contact is closed, the output grid, the samples stacked as blocks,
+  a time passed to generated C as a float (no array): 2.8 -> 1.6 ms in all.
 
-What remains (py-spy, 5 s run): 0.53 ms fixed; ~0.2 ms booking the 39 C impacts as events
-and samples; ~0.8 ms for the last impact, which ends the series below the velocity
+What remains (py-spy, 5 s run): 0.42 ms fixed; ~0.2 ms booking the 39 C impacts as events
+and samples; ~0.7 ms for the last impact, which ends the series below the velocity
 resolution and goes through the Python rules (plastic impact, contact-force problem,
 projection onto the surface, the pending accumulation event, two phases at rest). A run to
 t = 4.06 s (31 impacts, all in C) takes 0.9 ms. Every figure is Python-overhead bound on this
