@@ -35,6 +35,7 @@ from ._graph import add_contact, hashes as _hashes
 from .core import TIME
 from .eliminate import choose_eliminations, reaction_multipliers
 from .nodes import check_references, resolve_nodes
+from .network1d import flatten_network
 from .tree import flatten_tree
 
 __all__ = ["flatten"]
@@ -44,7 +45,7 @@ def flatten(model):
     t_start = time.perf_counter()
     P = []
     comps = [c for root in model.components for c in root.walk()]
-    if flatten_tree(model, comps):
+    if flatten_network(model, comps) or flatten_tree(model, comps):
         return
     for c in comps:
         c._build()

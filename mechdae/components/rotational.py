@@ -3,10 +3,13 @@
 Connector ``Flange``: potential ``phi`` (rad), flow ``tau`` (N m, positive into the
 component). Inertias carry the coordinates (``"<inertia>.phi"``, speed ``"<inertia>.w"``);
 springs and dampers act through their potential energy and virtual work; an IdealGear is a
-kinematic relation (substituted in a tree, a constraint in a loop).
+kinematic relation (substituted in a tree, a constraint in a loop). Inertia, Spring, Damper,
+SpringDamper, Fixed and Torque declare their equations only when the generic flattening
+reads them (:mod:`.network1d`).
 """
 from ..dsl.model import der
 from .core import Component, Connector
+from .network1d import LazyEquations
 
 __all__ = ["Flange", "Inertia", "Spring", "Damper", "SpringDamper", "Fixed", "Torque",
            "IdealGear", "Position", "AngleSensor", "SpeedSensor", "TorqueSensor",
@@ -21,23 +24,26 @@ class Flange(Connector):
     kind = "Flange"
 
 
-class Inertia(Component):
+class Inertia(LazyEquations, Component):
     """Rotor ``J phi'' = flange_a.tau + flange_b.tau``. Variables ``phi``, ``w`` (states),
     ``a``."""
 
     def __init__(self, name, J=1.0, phi=0.0, w=0.0):
         super().__init__(name)
-        Jp = self.parameter("J", J)
-        phi = self.coordinate("phi", default=phi, speed="w", speed_default=w)
-        a = self.connector(Flange, "flange_a")
-        b = self.connector(Flange, "flange_b")
-        self.define(a, phi)
-        self.define(b, phi)
-        self.kinetic_energy(0.5 * Jp * der(phi) ** 2)
+        self._J = self.parameter("J", J)
+        self._phi = self.coordinate("phi", default=phi, speed="w", speed_default=w)
+        self.connector(Flange, "flange_a")
+        self.connector(Flange, "flange_b")
+
+    def _build_equations(self):
+        phi = self._phi
+        self.define(self.flange_a, phi)
+        self.define(self.flange_b, phi)
+        self.kinetic_energy(0.5 * self._J * der(phi) ** 2)
         self.output("a", der(der(phi)))
 
 
-class _Compliant(Component):
+class _Compliant(LazyEquations, Component):
     """Two flanges; ``phi_rel = flange_b.phi - flange_a.phi``, ``w_rel``, torque ``tau``
     (flange_b.tau)."""
 
@@ -45,12 +51,22 @@ class _Compliant(Component):
         super().__init__(name)
         self.flange_a = self.connector(Flange, "flange_a")
         self.flange_b = self.connector(Flange, "flange_b")
-        self.phi_rel = self.flange_b.phi - self.flange_a.phi
+
+    @property
+    def phi_rel(self):
+        """``flange_b.phi - flange_a.phi`` (an expression of the flanges' placeholders)."""
+        return self.flange_b.phi - self.flange_a.phi
+
+    @property
+    def w_rel(self):
+        """``der(flange_b.phi) - der(flange_a.phi)``."""
+        return der(self.flange_b.phi) - der(self.flange_a.phi)
+
+    def _build_equations(self):
         self.output("phi_rel", self.phi_rel)
-        self.w_rel = der(self.flange_b.phi) - der(self.flange_a.phi)
         self.output("w_rel", self.w_rel)
 
-    def _torque(self, tau_c=None, tau_d=None):
+    def _torque(self, tau_c=None, tau_d=None, w_rel=None):
         tau = (0 if tau_c is None else tau_c) + (0 if tau_d is None else tau_d)
         self.output("tau", tau)
         if tau_c is None:
@@ -60,7 +76,7 @@ class _Compliant(Component):
             self.flow(self.flange_a, -tau, energy=-tau_c)
             self.flow(self.flange_b, tau, energy=tau_c)
         if tau_d is not None:
-            self.output("lossPower", tau_d * self.w_rel)
+            self.output("lossPower", tau_d * w_rel)
 
 
 class Spring(_Compliant):
@@ -68,10 +84,14 @@ class Spring(_Compliant):
 
     def __init__(self, name, c=1.0, phi_rel0=0.0):
         super().__init__(name)
-        c = self.parameter("c", c)
-        p0 = self.parameter("phi_rel0", phi_rel0)
-        self.potential_energy(0.5 * c * (self.phi_rel - p0) ** 2)
-        self._torque(tau_c=c * (self.phi_rel - p0))
+        self._c = self.parameter("c", c)
+        self._p0 = self.parameter("phi_rel0", phi_rel0)
+
+    def _build_equations(self):
+        super()._build_equations()
+        c, p0, phi_rel = self._c, self._p0, self.phi_rel
+        self.potential_energy(0.5 * c * (phi_rel - p0) ** 2)
+        self._torque(tau_c=c * (phi_rel - p0))
 
 
 class Damper(_Compliant):
@@ -79,8 +99,12 @@ class Damper(_Compliant):
 
     def __init__(self, name, d=0.0):
         super().__init__(name)
-        d = self.parameter("d", d)
-        self._torque(tau_d=d * self.w_rel)
+        self._d = self.parameter("d", d)
+
+    def _build_equations(self):
+        super()._build_equations()
+        w_rel = self.w_rel
+        self._torque(tau_d=self._d * w_rel, w_rel=w_rel)
 
 
 class SpringDamper(_Compliant):
@@ -88,33 +112,41 @@ class SpringDamper(_Compliant):
 
     def __init__(self, name, c=1.0, d=0.0, phi_rel0=0.0):
         super().__init__(name)
-        c = self.parameter("c", c)
-        d = self.parameter("d", d)
-        p0 = self.parameter("phi_rel0", phi_rel0)
-        self.potential_energy(0.5 * c * (self.phi_rel - p0) ** 2)
-        self._torque(c * (self.phi_rel - p0), d * self.w_rel)
+        self._c = self.parameter("c", c)
+        self._d = self.parameter("d", d)
+        self._p0 = self.parameter("phi_rel0", phi_rel0)
+
+    def _build_equations(self):
+        super()._build_equations()
+        c, p0, phi_rel, w_rel = self._c, self._p0, self.phi_rel, self.w_rel
+        self.potential_energy(0.5 * c * (phi_rel - p0) ** 2)
+        self._torque(c * (phi_rel - p0), self._d * w_rel, w_rel)
 
 
-class Fixed(Component):
+class Fixed(LazyEquations, Component):
     """Flange fixed at angle ``phi0``."""
 
     def __init__(self, name, phi0=0.0):
         super().__init__(name)
-        p0 = self.parameter("phi0", phi0)
+        self._p0 = self.parameter("phi0", phi0)
         self.flange = self.connector(Flange, "flange")
-        self.define(self.flange, p0)
+
+    def _build_equations(self):
+        self.define(self.flange, self._p0)
 
 
-class Torque(Component):
+class Torque(LazyEquations, Component):
     """Torque ``tau`` (constant, expression or function of time) driving the flange in the
     positive direction (``flange.tau = -tau``)."""
 
     def __init__(self, name, tau=0.0):
         super().__init__(name)
-        tv = self.signal("tau", tau)
+        self._value = self.signal("tau", tau)
         self.flange = self.connector(Flange, "flange")
-        self.output("tau", tv)
-        self.flow(self.flange, -tv)
+
+    def _build_equations(self):
+        self.output("tau", self._value)
+        self.flow(self.flange, -self._value)
 
 
 class IdealGear(Component):

@@ -3,9 +3,13 @@
 Connector ``Flange``: potential ``s`` (m), flow ``f`` (N, positive into the component).
 Masses carry the coordinates (``"<mass>.s"``, speed ``"<mass>.v"``); springs and dampers
 act through their potential energy and virtual work; Fixed and Position fix potentials.
+Mass, Spring, Damper, SpringDamper, Fixed and Force declare their equations only when the
+generic flattening reads them (:mod:`.network1d`: a network of them alone is written
+directly in the masses' positions).
 """
 from ..dsl.model import der
 from .core import Component, Connector
+from .network1d import LazyEquations
 
 __all__ = ["Flange", "Mass", "Spring", "Damper", "SpringDamper", "Fixed", "Force", "Position",
            "PositionSensor", "SpeedSensor", "ForceSensor", "Stop", "MassWithStopAndFriction"]
@@ -19,32 +23,45 @@ class Flange(Connector):
     kind = "Flange"
 
 
-class Mass(Component):
+class Mass(LazyEquations, Component):
     """Sliding mass of length ``L``: ``m s'' = flange_a.f + flange_b.f``; flanges at
     ``s -+ L/2``. Variables ``s``, ``v`` (states), ``a``."""
 
     def __init__(self, name, m=1.0, L=0.0, s=0.0, v=0.0):
         super().__init__(name)
-        mass = self.parameter("m", m)
-        L = self.parameter("L", L)
-        s = self.coordinate("s", default=s, speed="v", speed_default=v)
-        a = self.connector(Flange, "flange_a")
-        b = self.connector(Flange, "flange_b")
-        self.define(a, s - L / 2)
-        self.define(b, s + L / 2)
-        self.kinetic_energy(0.5 * mass * der(s) ** 2)
+        self._m = self.parameter("m", m)
+        self._L = self.parameter("L", L)
+        self._s = self.coordinate("s", default=s, speed="v", speed_default=v)
+        self.connector(Flange, "flange_a")
+        self.connector(Flange, "flange_b")
+
+    def _build_equations(self):
+        s, L = self._s, self._L
+        self.define(self.flange_a, s - L / 2)
+        self.define(self.flange_b, s + L / 2)
+        self.kinetic_energy(0.5 * self._m * der(s) ** 2)
         self.output("a", der(der(s)))
 
 
-class _Compliant(Component):
+class _Compliant(LazyEquations, Component):
     """Two flanges; ``s_rel = flange_b.s - flange_a.s``, ``v_rel``, force ``f`` (flange_b.f)."""
 
     def __init__(self, name):
         super().__init__(name)
         self.flange_a = self.connector(Flange, "flange_a")
         self.flange_b = self.connector(Flange, "flange_b")
-        self.s_rel = self.flange_b.s - self.flange_a.s
-        self.v_rel = der(self.flange_b.s) - der(self.flange_a.s)
+
+    @property
+    def s_rel(self):
+        """``flange_b.s - flange_a.s`` (an expression of the flanges' placeholders)."""
+        return self.flange_b.s - self.flange_a.s
+
+    @property
+    def v_rel(self):
+        """``der(flange_b.s) - der(flange_a.s)``."""
+        return der(self.flange_b.s) - der(self.flange_a.s)
+
+    def _build_equations(self):
         self.output("s_rel", self.s_rel)
         self.output("v_rel", self.v_rel)
 
@@ -54,10 +71,14 @@ class Spring(_Compliant):
 
     def __init__(self, name, c=1.0, s_rel0=0.0):
         super().__init__(name)
-        c = self.parameter("c", c)
-        s0 = self.parameter("s_rel0", s_rel0)
-        f = c * (self.s_rel - s0)
-        self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
+        self._c = self.parameter("c", c)
+        self._s0 = self.parameter("s_rel0", s_rel0)
+
+    def _build_equations(self):
+        super()._build_equations()
+        c, s0, s_rel = self._c, self._s0, self.s_rel
+        f = c * (s_rel - s0)
+        self.potential_energy(0.5 * c * (s_rel - s0) ** 2)
         self.output("f", f)
         self.flow(self.flange_a, -f, energy=True)
         self.flow(self.flange_b, f, energy=True)
@@ -68,9 +89,12 @@ class Damper(_Compliant):
 
     def __init__(self, name, d=0.0):
         super().__init__(name)
-        d = self.parameter("d", d)
+        self._d = self.parameter("d", d)
+
+    def _build_equations(self):
+        super()._build_equations()
         v_rel = self.v_rel
-        f = d * v_rel
+        f = self._d * v_rel
         self.output("f", f)
         self.output("lossPower", f * v_rel)
         self.flow(self.flange_a, -f)
@@ -82,41 +106,48 @@ class SpringDamper(_Compliant):
 
     def __init__(self, name, c=1.0, d=0.0, s_rel0=0.0):
         super().__init__(name)
-        c = self.parameter("c", c)
-        d = self.parameter("d", d)
-        s0 = self.parameter("s_rel0", s_rel0)
-        v_rel = self.v_rel
-        f_c = c * (self.s_rel - s0)
-        f_d = d * v_rel
+        self._c = self.parameter("c", c)
+        self._d = self.parameter("d", d)
+        self._s0 = self.parameter("s_rel0", s_rel0)
+
+    def _build_equations(self):
+        super()._build_equations()
+        c, s0, s_rel, v_rel = self._c, self._s0, self.s_rel, self.v_rel
+        f_c = c * (s_rel - s0)
+        f_d = self._d * v_rel
         self.output("f", f_c + f_d)
         self.output("lossPower", f_d * v_rel)
-        self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
+        self.potential_energy(0.5 * c * (s_rel - s0) ** 2)
         # the spring part enters through the potential energy, the damper part through
         # virtual work
         self.flow(self.flange_a, -(f_c + f_d), energy=-f_c)
         self.flow(self.flange_b, f_c + f_d, energy=f_c)
 
 
-class Fixed(Component):
+class Fixed(LazyEquations, Component):
     """Flange fixed at ``s0``."""
 
     def __init__(self, name, s0=0.0):
         super().__init__(name)
-        s0 = self.parameter("s0", s0)
+        self._s0 = self.parameter("s0", s0)
         self.flange = self.connector(Flange, "flange")
-        self.define(self.flange, s0)
+
+    def _build_equations(self):
+        self.define(self.flange, self._s0)
 
 
-class Force(Component):
+class Force(LazyEquations, Component):
     """Force ``f`` (a constant, an expression or a function of time ``f(t)``) acting on the
     flange in the positive direction (``flange.f = -f``)."""
 
     def __init__(self, name, f=0.0):
         super().__init__(name)
-        fv = self.signal("f", f)
+        self._value = self.signal("f", f)
         self.flange = self.connector(Flange, "flange")
-        self.output("f", fv)
-        self.flow(self.flange, -fv)
+
+    def _build_equations(self):
+        self.output("f", self._value)
+        self.flow(self.flange, -self._value)
 
 
 class Position(Component):
