@@ -125,6 +125,12 @@ def test_branched_network_with_dampers_and_a_source():
     assert np.allclose(a["d3.lossPower"], 1.2 * a["m3.v"] ** 2, atol=1e-12)
     assert np.allclose(a["sd.f"], 25.0 * (a["sd.s_rel"] - 0.3) + 0.6 * a["sd.v_rel"],
                        atol=1e-12)
+    # parameters by name, as the generic path names them
+    p = {"m2.m": 0.9, "k1.c": 30.0, "F0": 1.0, "m3.L": 0.1, "w2.s0": 2.5}
+    a = fs.simulate(1.0, params=p, **TIGHT)
+    b = gs.simulate(1.0, params=p, **TIGHT)
+    assert np.abs(a.q - b.q).max() < 1e-9 and np.allclose(a["m3.flange_b.s"],
+                                                          a["m3.s"] + 0.05, atol=1e-12)
 
 
 def _rotational(fast):
@@ -221,6 +227,11 @@ def test_models_outside_the_fast_path_fall_back_to_the_generic_path():
     # so does the model with the fast path on: no answer the generic path would not give
     with pytest.raises(md.ModelError, match=r"der\(k1\.flange_b\.s\)"):
         _massless_junction(True).compile()
+    # a parameter that is not a number: the generic path names it
+    m = md.Model("bad")
+    m.add(tr.Mass("lump", m=float("nan")))
+    with pytest.raises(md.ModelError, match="lump: parameter m=nan is not finite"):
+        m.compile()
     # a gear (a relation): the angle ratio is kept
     m = _geared(True)
     s = m.compile()

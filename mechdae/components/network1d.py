@@ -34,6 +34,7 @@ import time
 import casadi as ca
 
 from ..dsl.model import _info
+from ._graph import UnionFind
 from .core import TIME
 
 __all__ = ["LazyEquations", "flatten_network"]
@@ -124,24 +125,17 @@ def _plan(model, comps):
             return None
         kinds[id(c)] = k
     conns = {id(cn): cn for c in comps for cn in c._connectors}
-    parent = {k: k for k in conns}
-
-    def find(k):
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
+    uf = UnionFind()
+    for k in conns:
+        uf.add(k)
     for tup in model.connections:
         if any(id(cn) not in conns for cn in tup):
             return None                  # the generic path reports the stranger
         for cn in tup[1:]:
-            ra, rb = find(id(tup[0])), find(id(cn))
-            if ra != rb:
-                parent[rb] = ra
+            uf.union(id(tup[0]), id(cn))
     groups = {}
     for k, cn in conns.items():
-        groups.setdefault(find(k), []).append(cn)
+        groups.setdefault(uf.find(k), []).append(cn)
     nodes, node_of = [], {}
     for members in groups.values():
         pos = [cn for cn in members if kinds[id(cn.owner)] in ("fixed", "mass")]
