@@ -6,7 +6,14 @@ states and parameters, for a branched planar tree with Revolute, Prismatic and F
 and a spatial one with Revolute, Prismatic, Spherical and FreeMotion; the velocity terms
 ``h`` and the kinetic energy likewise. Far from the world origin the entries
 keep their digits (the composite inertias are taken about the joints, not the origin).
+
+The planar tree hands ``compile()`` its mass matrix (composite-rigid-body algorithm) and
+velocity terms (Newton-Euler with ``q'' = 0``) directly (``Model._inertia``): they must
+equal ``d2T/dq'2`` and ``dT/dq - d/dt(dT/dq') + M q''`` derived from its own ``T``;
+``compile(evaluate=...)`` substitutes into them, and a kinetic energy term added after
+flattening turns them off.
 """
+import casadi as ca
 import numpy as np
 
 import mechdae as md
@@ -120,6 +127,82 @@ def test_crba_mass_matrix_keeps_its_digits_far_from_the_origin():
         Mf = np.asarray(far.functions["M"](q, p))[np.ix_(idx, idx)]
         Mn = np.asarray(near.functions["M"](q, p_near))[np.ix_(idx, idx)]
         assert np.abs(Mf - Mn).max() < 1e-12 * np.abs(Mn).max()
+
+
+def _handed_and_derived(m):
+    """Functions ``(q, q', p) -> (M, c)`` of the handed terms of the flattened fast-path
+    Model ``m`` and of the Lagrangian ones derived from its kinetic energy."""
+    m.flatten()
+    assert m.flatten_stats["tree_fast_path"]
+    M, c, T = m._inertia
+    assert len(m.T_terms) == 1 and m.T_terms[0] is T
+    q = ca.vertcat(*[e["sym"] for e in m.coords])
+    qd = ca.vertcat(*[e["rate"] for e in m.coords])
+    p = ca.vertcat(*[e["sym"] for e in m.params])
+    pm = ca.gradient(T, qd)
+    c_T = ca.gradient(T, q) - ca.jtimes(pm, q, qd)      # no time in T: d/dt explicit = 0
+    return (ca.Function("handed", [q, qd, p], [M, c]),
+            ca.Function("derived", [q, qd, p], [ca.jacobian(pm, qd), c_T]), M)
+
+
+def test_handed_mass_matrix_and_velocity_terms_equal_the_lagrangian_ones_of_T():
+    """On the branched planar tree (6 Revolute, 2 Prismatic, a Free joint, two roots), at
+    40 random states and parameters, far from the origin too: the handed ``M`` and ``c``
+    are ``d2T/dq'2`` and ``dT/dq - (d/dq dT/dq') q'`` to 1e-11; ``c`` is quadratic in the
+    rates (``c(q, 2 q') = 4 c(q, q')``, zero at rest); ``M`` stores no entry where neither
+    joint is the other's ancestor."""
+    m = _branched(True, (3.0e2, -1.0e2))
+    handed, derived, M = _handed_and_derived(m)
+    names = [e["name"] for e in m.coords]
+    p0 = np.array([float(e["default"]) for e in m.params])
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        q = rng.uniform(-2.0, 2.0, len(names))
+        qd = rng.uniform(-3.0, 3.0, len(names))
+        p = p0 * rng.uniform(0.5, 1.5, len(p0))
+        Mh, ch = (np.asarray(x) for x in handed(q, qd, p))
+        Md, cd = (np.asarray(x) for x in derived(q, qd, p))
+        assert np.abs(Mh - Md).max() < 1e-11 * np.abs(Md).max()
+        assert np.abs(ch - cd).max() < 1e-11 * (1.0 + np.abs(cd).max())
+        assert np.abs(np.asarray(handed(q, 2 * qd, p)[1]) - 4 * ch).max() < \
+            1e-11 * (1.0 + np.abs(ch).max())
+        assert np.abs(np.asarray(handed(q, 0 * qd, p)[1])).max() == 0.0
+    pattern = {(names[i], names[j]) for i, j in zip(*M.sparsity().get_triplet())}
+    for a, b in (("j1.phi", "j4.phi"), ("p1.s", "j2.phi"), ("fr.x", "j2.phi"),
+                 ("fr.phi", "p1.s"), ("j5.phi", "j3.phi")):
+        assert (a, b) not in pattern and (b, a) not in pattern
+    assert ("j1.phi", "fr.x") in pattern and ("j4.phi", "j6.phi") in pattern
+    from mechdae.symbolic.derive import derive
+    d, problems = derive(m)              # compile() takes them as they are
+    assert not problems and ca.is_equal(d.M, M)
+
+
+def test_handed_terms_give_the_generic_equations_evaluated_or_not_and_step_aside():
+    """The fast path's System (handed M and c) equals the generic path's (``T`` summed over
+    the bodies), M and h at random states. ``compile(evaluate=True)`` substitutes the
+    parameters into the handed terms with ``T`` (the same M and h at the defaults). A
+    kinetic energy term added after flattening turns the hook off: M and h come from the
+    whole ``T`` again (a rotor inertia 3.0 on j1 adds 3.0 to M[j1, j1] and nothing to h)."""
+    fs, gs = _systems(_branched, (0.0, 0.0))
+    for q, u, p in _states(fs, np.random.default_rng(12), 10):
+        _same_dynamics(fs, gs, q, u, p)
+    ev = _branched(True).compile(stabilization=None, evaluate=True)
+    m = _branched(True)
+    m.flatten()
+    j1 = m.coords[[e["name"] for e in m.coords].index("j1.phi")]["rate"]
+    m.kinetic_energy(1.5 * j1 * j1)
+    rotor = m.compile(stabilization=None)
+    assert ev.p_names == [] and rotor.q_names == fs.q_names
+    p0 = np.asarray(fs.p_defaults, float)
+    i = fs.q_names.index("j1.phi")
+    for q, u, _ in _states(fs, np.random.default_rng(13), 10):
+        Mf = np.asarray(fs.functions["M"](q, p0))
+        hf = _h(fs, q, u, p0)
+        for s, p in ((ev, []), (rotor, p0)):
+            Ms = np.asarray(s.functions["M"](q, p))
+            Ms[i, i] -= 3.0 if s is rotor else 0.0
+            assert np.abs(Ms - Mf).max() < 1e-12 * np.abs(Mf).max()
+            assert np.abs(_h(s, q, u, p) - hf).max() < 1e-11 * (1.0 + np.abs(hf).max())
 
 
 def _spatial_branched(fast, base=(0.0, 0.0, 0.0)):

@@ -20,8 +20,10 @@ with, at the origin ``o_k`` of the joint's ``frame_b`` (planar spatial vectors
   (relative offsets only: no absolute positions, so no cancellation far from the origin);
 - ``V_k``: the velocity of the parent (``frame_a``'s body) at ``o_k``;
 - ``D_k``: what the joint adds, ``[q'; 0; 0]`` (Revolute), ``[0; a q']`` (Prismatic,
-  world-resolved unit axis ``a``), ``[phi'; x' + w y; y' - w x]`` (Free: world-axis
-  offsets ``(x, y)`` from ``frame_a``, whose angular velocity is ``w``).
+  world-resolved unit axis ``a``), ``[phi'; x'; y']`` (Free: its ``(x, y)`` are world-axis
+  offsets from ``frame_a``, which turning the parent does not carry along; so ``V_k`` is
+  the parent's ``[w; vx; vy]`` at ``frame_a``'s origin taken at ``o_k``, and the subtree's
+  inertia passes to ``frame_a`` unmoved).
 
 Since the subtree's velocity is ``V_k + D_k``, the terms telescope to ``sum_b 1/2 V_b^T
 I_b V_b``, the bodies' kinetic energy. The graph is linear in the number of links, so
@@ -36,7 +38,7 @@ its translation rates (FreeMotion).
 """
 import casadi as ca
 
-__all__ = ["kinetic_energy"]
+__all__ = ["kinetic_energy", "mass_matrix", "bias_forces"]
 
 _B = ca.SX.binary
 _ADD, _SUB, _MUL = ca.OP_ADD, ca.OP_SUB, ca.OP_MUL
@@ -104,7 +106,7 @@ def _from_leaves(order, kinds, node_of, bodies, add, step):
         put(a, step(c, kind, a, Ic))
 
 
-def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
+def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies, composite=None):
     """The kinetic energy of the planar tree in composite-rigid-body form (see the module
     docstring).
 
@@ -121,6 +123,8 @@ def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
     bodies : list of ``(node, J, m, hx, hy)``: a body's frame_a node and its inertia about
         that node's origin (``I + m |o|^2``, ``m``, ``m o`` for the world-resolved offset
         ``o`` of its center of mass)
+    composite : dict, optional
+        Filled with joint id -> ``(joint, Ic_k)`` (for :func:`mass_matrix`).
 
     Returns
     -------
@@ -131,21 +135,23 @@ def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
     zero = ca.SX(0)
 
     def step(c, kind, a, Ic):            # Ic = [J, m, hx, hy]
+        if composite is not None and kind in _JOINTS:
+            composite[id(c)] = (c, Ic)
         d = offsets.get(id(c))
-        if kind == "free":
-            (x, xd, _), (y, yd, _), (_, pd, _) = qs[id(c)]
-            d = (x, y, x * x + y * y)
         if kind == "revolute":
             terms.append(_revolute(Ic, a.w, a.vx, a.vy, qs[id(c)][0][1]))
-        elif kind in ("prismatic", "free"):
+        elif kind == "prismatic":
             # the parent's velocity at o_k, and what the joint adds to it
             vx, vy = a.vx - a.w * d[1], a.vy + a.w * d[0]
-            if kind == "prismatic":
-                qd = qs[id(c)][0][1]
-                D = [zero, axes[id(c)][0] * qd, axes[id(c)][1] * qd]
-            else:
-                D = [pd, xd + a.w * d[1], yd - a.w * d[0]]
+            qd = qs[id(c)][0][1]
+            D = [zero, axes[id(c)][0] * qd, axes[id(c)][1] * qd]
             terms.append(_joint().call(Ic + [a.w, vx, vy] + D)[0])
+        elif kind == "free":
+            # world-axis offsets: the subtree moves with [w_a; v_a] taken at o_k, plus
+            # [phi'; x'; y'] (its inertia passes to frame_a unmoved, see _moved)
+            (_, xd, _), (_, yd, _), (_, pd, _) = qs[id(c)]
+            terms.append(_joint().call(Ic + [a.w, a.vx, a.vy, pd, xd, yd])[0])
+            return Ic
         return Ic if d is None else _shift(Ic, *d)
 
     _from_leaves(order, kinds, node_of, bodies, _add, step)
@@ -153,6 +159,167 @@ def kinetic_energy(order, kinds, node_of, offsets, axes, qs, bodies):
     for Tk in terms[1:]:
         T = _B(_ADD, T, Tk)
     return T
+
+
+# --- planar mass matrix and velocity terms, handed to derive (Model._inertia) -------------
+# Planar spatial forces ``[n; fx; fy]`` (moment about the node's origin, world axes). A
+# joint's motion columns ``S`` at ``o_k``: Revolute ``[1; 0; 0]``, Prismatic ``[0; e]``, Free
+# ``[0; 1; 0]``, ``[0; 0; 1]``, ``[1; 0; 0]`` (x, y, phi). A force moves from ``o_k`` to
+# ``frame_a``'s origin as ``n + d x f`` across a rigid offset or a prismatic joint's
+# ``d = e s``; unchanged across a Revolute (``d = 0``) and a Free joint, whose ``(x, y)``
+# are world-axis offsets: turning the parent does not carry the child's origin along, so
+# the parent's joints do work on the subtree beyond a Free joint through ``f`` at
+# ``frame_a``'s origin and ``n`` alone.
+
+_JOINTS = ("revolute", "prismatic", "free")
+
+
+def _moved(c, kind, F, offsets):
+    """The force ``F = [n, fx, fy]`` at component ``c``'s frame_b origin, at its frame_a
+    origin."""
+    d = offsets.get(id(c)) if kind not in ("revolute", "free") else None
+    if d is None:
+        return F
+    n = _B(_ADD, F[0], _B(_SUB, _B(_MUL, d[0], F[2]), _B(_MUL, d[1], F[1])))
+    return [n, F[1], F[2]]
+
+
+def _projections(c, kind, F, axes):
+    """``S^T F``: the generalized forces of joint ``c``'s coordinates (their order in
+    ``qs``)."""
+    if kind == "revolute":
+        return [F[0]]
+    if kind == "prismatic":
+        ex, ey = axes[id(c)]
+        return [_B(_ADD, _B(_MUL, ex, F[1]), _B(_MUL, ey, F[2]))]
+    return [F[1], F[2], F[0]]            # free: x, y, phi
+
+
+def _columns(c, kind, Ic, axes):
+    """``Ic S``: the forces at ``o_k`` of unit rates of joint ``c``'s coordinates."""
+    J, m, hx, hy = Ic
+    zero = ca.SX(0)
+    mhy = _B(_SUB, zero, hy)
+    if kind == "revolute":
+        return [[J, mhy, hx]]
+    if kind == "prismatic":
+        ex, ey = axes[id(c)]
+        return [[_B(_SUB, _B(_MUL, hx, ey), _B(_MUL, hy, ex)), _B(_MUL, m, ex),
+                 _B(_MUL, m, ey)]]
+    return [[mhy, m, zero], [hx, zero, m], [J, mhy, hx]]
+
+
+def mass_matrix(order, kinds, node_of, offsets, axes, composite, index, n):
+    """The planar tree's mass matrix in the rates of its coordinates by the composite-rigid-
+    body algorithm: ``M_jk = S_j^T X_jk Ic_k S_k`` for ``j`` ancestor-or-equal of ``k``
+    (``X_jk`` moves a force from ``o_k`` to ``o_j``), symmetric; zero where neither joint is
+    the other's ancestor (structurally: those entries are not stored). The forces ``Ic_k
+    S_k`` of a subtree travel toward the root together, as one vector per component (a few
+    CasADi calls per link, not per entry).
+
+    Parameters
+    ----------
+    order, kinds, node_of, offsets, axes : as for :func:`kinetic_energy`
+    composite : dict, joint id -> ``(joint, Ic_k)`` (filled by :func:`kinetic_energy`; a
+        joint with no mass beyond it has none: its rows stay empty, which compile reports)
+    index : dict, joint id -> the indices of its coordinates in the Model's
+    n : the number of coordinates
+
+    Returns
+    -------
+    casadi.SX
+        ``M``, ``n x n``.
+    """
+    seeds = []                           # (frame_b node, [columns, [n, fx, fy]])
+    for c, Ic in composite.values():
+        kind = kinds[id(c)]
+        F = _columns(c, kind, Ic, axes)
+        seeds.append((node_of[id(c.frame_b)], list(index[id(c)]), F[0] if len(F) == 1 else
+                      [ca.vertcat(*[f[r] for f in F]) for r in range(3)]))
+    rows, cols, vals = [], [], []
+
+    def step(c, kind, a, bundle):        # bundle = [columns, [n, fx, fy]], own ones first
+        ks, F = bundle
+        if kind in _JOINTS and id(c) in composite:
+            own = len(index[id(c)])
+            for j, e in zip(index[id(c)], _projections(c, kind, F, axes)):
+                rows.extend([j] * len(ks))
+                cols.extend(ks)
+                vals.append(e)
+                if len(ks) > own:        # the transposed entries beyond the joint
+                    rows.extend(ks[own:])
+                    cols.extend([j] * (len(ks) - own))
+                    vals.append(e[own:])
+        return [ks, _moved(c, kind, F, offsets)]
+
+    _from_leaves(order, kinds, node_of, seeds, lambda a, b: [
+        a[0] + b[0], [ca.vertcat(x, y) for x, y in zip(a[1], b[1])]], step)
+    if not vals:
+        return ca.SX(n, n)
+    return ca.SX.triplet(rows, cols, ca.vertcat(*vals), n, n)
+
+
+def bias_forces(order, kinds, node_of, offsets, axes, qs, bodies, index, n):
+    """The kinetic-energy part of the generalized forces, ``c = dT/dq - d/dt(dT/dq') +
+    M q''`` (minus the Coriolis and centrifugal terms), by Newton-Euler with ``q'' = 0``
+    and no gravity: the origins' accelerations out from the roots (the angular
+    accelerations are then zero in the plane: ``a_b = a_a - w^2 d`` across a rigid offset,
+    ``+ 2 w s' e^perp`` at a prismatic joint, ``a_b = a_a`` at a Revolute or Free joint), each
+    body's force ``m a - w^2 h`` and moment ``h x a`` about its frame_a origin (``h = m o``),
+    then the forces back from the leaves, projected on each joint's columns.
+
+    Parameters
+    ----------
+    order, kinds, node_of, offsets, axes, qs : as for :func:`kinetic_energy`
+    bodies : as for :func:`kinetic_energy` (``J`` unused)
+    index, n : as for :func:`mass_matrix`
+
+    Returns
+    -------
+    casadi.SX
+        ``c``, ``n x 1``.
+    """
+    zero = ca.SX(0)
+    acc, w2 = {}, {}                     # id(node) -> origin's acceleration, w^2
+    for node in order:
+        c = node.pos.owner
+        kind = kinds[id(c)]
+        if kind in ("world", "fixed"):
+            acc[id(node)] = (zero, zero)
+            continue
+        a = node_of[id(c.frame_a)]
+        ax, ay = acc[id(a)]
+        d = offsets.get(id(c))
+        if kind in ("rigid", "bodyshape", "prismatic") and not a.w.is_zero():
+            if id(a) not in w2:
+                w2[id(a)] = _B(_MUL, a.w, a.w)
+            ax = _B(_SUB, ax, _B(_MUL, w2[id(a)], d[0]))
+            ay = _B(_SUB, ay, _B(_MUL, w2[id(a)], d[1]))
+        if kind == "prismatic" and not a.w.is_zero():
+            ex, ey = axes[id(c)]
+            t = _B(_MUL, _B(_ADD, a.w, a.w), qs[id(c)][0][1])
+            ax, ay = _B(_SUB, ax, _B(_MUL, t, ey)), _B(_ADD, ay, _B(_MUL, t, ex))
+        acc[id(node)] = (ax, ay)
+    forces = []
+    for node, _, m, hx, hy in bodies:
+        ax, ay = acc[id(node)]
+        fx, fy = _B(_MUL, m, ax), _B(_MUL, m, ay)
+        if not node.w.is_zero():
+            if id(node) not in w2:
+                w2[id(node)] = _B(_MUL, node.w, node.w)
+            fx = _B(_SUB, fx, _B(_MUL, w2[id(node)], hx))
+            fy = _B(_SUB, fy, _B(_MUL, w2[id(node)], hy))
+        forces.append((node, _B(_SUB, _B(_MUL, hx, ay), _B(_MUL, hy, ax)), fx, fy))
+    out = [zero] * n
+
+    def step(c, kind, a, F):
+        if kind in _JOINTS:
+            for i, e in zip(index[id(c)], _projections(c, kind, F, axes)):
+                out[i] = _B(_SUB, zero, e)
+        return _moved(c, kind, F, offsets)
+
+    _from_leaves(order, kinds, node_of, forces, _add, step)
+    return ca.vertcat(*out) if n else ca.SX(0, 1)
 
 
 # --- spatial: the same with 3-D vectors (world axes) --------------------------------------

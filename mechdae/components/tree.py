@@ -12,7 +12,10 @@ hand-written part, flattening writes the equations directly in joint coordinates
   the cosine and sine of an angle are built once per distinct angle);
 - the potential energy of each body in terms of them, and the kinetic energy of the whole
   tree in composite-rigid-body form (:mod:`.crba`: one term per joint, the same value as
-  the generic path's sum over bodies, with a mass matrix graph about a third the size);
+  the generic path's sum over bodies); the mass matrix (composite-rigid-body algorithm)
+  and the velocity terms of the generalized forces (Newton-Euler with ``q'' = 0``) are
+  handed to ``compile()`` directly (``Model._inertia``, see :func:`mechdae.symbolic.derive.
+  derive`), which derives them from ``T`` otherwise;
 - the flows of every frame (cut forces and torques, positive into the component) by
   Newton-Euler from the leaves: a body's flow at ``frame_a`` is its inertial force minus its
   weight and ``I phi'' + r_cm x F``; across a component, ``frame_a`` passes on what
@@ -44,7 +47,7 @@ import time
 import casadi as ca
 
 from ._tree_attached import attached as _attached, symbols_known as _symbols_known
-from .crba import kinetic_energy
+from .crba import bias_forces, kinetic_energy, mass_matrix
 
 __all__ = ["flatten_tree"]
 
@@ -382,8 +385,18 @@ def flatten_tree(model, comps):
                            ("v_cm_y", vcy), ("w", a.w)]
     if body_out:
         model.potential_energy(V_all)
+        composite = {}
         model.kinetic_energy(kinetic_energy(order, kinds, node_of, offsets, axes, qs,
-                                            inertias))
+                                            inertias, composite))
+        # M and the velocity terms handed to derive (Model._inertia): the composite-rigid-
+        # body M and Newton-Euler with q'' = 0, smaller than their derivation from T
+        pos = {e["sym"].element_hash(): i for i, e in enumerate(model.coords)}
+        index = {k: [pos[q.element_hash()] for q, _, _ in v] for k, v in qs.items()}
+        n = len(model.coords)
+        model._inertia = (mass_matrix(order, kinds, node_of, offsets, axes, composite,
+                                      index, n),
+                          bias_forces(order, kinds, node_of, offsets, axes, qs, inertias,
+                                      index, n), model.T_terms[-1])
     # force elements, contacts and sensors on the tree's frames and drive flanges
     att_flows, unknown, att_out = _attached(model, comps, kinds, node_of, psym, qs)
     # flows (Newton-Euler from the leaves)

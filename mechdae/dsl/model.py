@@ -826,7 +826,12 @@ class Model:
                 return items
             return ca.substitute(list(items), [old], [new])
 
-        self.T_terms = sb(self.T_terms)
+        handed = getattr(self, "_inertia", None)     # M and c handed to derive with T
+        if handed is not None and len(self.T_terms) == 1 and self.T_terms[0] is handed[2]:
+            self.T_terms = sb(self.T_terms)
+            self._inertia = (*sb(handed[:2]), self.T_terms[0])
+        else:
+            self.T_terms = sb(self.T_terms)
         self.V_terms = sb(self.V_terms)
         self.T_report = sb(self.T_report)
         self.forces = list(zip(sb([f for f, _ in self.forces]), [c for _, c in self.forces]))

@@ -16,6 +16,16 @@ where ``M_NE, h_NE`` collect the Newton-Euler rotational blocks of spatial rigid
 body points (``Q_u = (dv_P/du)^T F``).  Constraints: ``phi(q, t)``, ``G = dphi/dq N``;
 ``psi = A u + b``.  Everything is CasADi SX, differentiated with jacobian/jtimes; no
 symbolic inverse of ``M`` is formed.
+
+Handed inertia terms (internal hook, set only by the multibody tree fast path of the
+flattening, :mod:`mechdae.components.tree`): ``model._inertia = (M_q, c, T)`` with
+``M_q(q, p)`` the mass matrix in the coordinates' rates, ``c(q, q', p) = dT/dq -
+d/dt(dT/dq') + M_q q''`` (minus the Coriolis and centrifugal terms) and ``T`` the kinetic
+energy term they belong to. When ``model.T_terms`` is exactly ``[T]`` (the same object;
+``Model.substitute`` substitutes into ``M_q`` and ``c`` with ``T``, so ``compile(evaluate=
+...)`` keeps them; a term added since turns the hook off), ``M_q`` and ``c`` replace ``d^2T/dq'^2`` and ``dT/dq - (d/dq dT/dq') q' - d/dt_explicit
+(dT/dq')`` above; ``T`` is still used for the energy output, and every other term (``V``,
+forces, ``N``, constraints, contacts) is as without the hook.
 """
 import time as _time
 
@@ -172,15 +182,22 @@ def derive(model):
             P.append("potential energy: depends on extra variables")
 
     # Lagrange in q-space, projected with N^T
-    pm = ca.gradient(T, rates) if nq else ca.SX(0, 1)
-    Mq = ca.jacobian(pm, rates) if nq else ca.SX(0, 0)
+    handed = _handed_inertia(model, nq)
+    if handed is None:
+        pm = ca.gradient(T, rates) if nq else ca.SX(0, 1)
+        Mq = ca.jacobian(pm, rates) if nq else ca.SX(0, 0)
+    else:
+        Mq, c_T = handed
     Qq = ca.SX.zeros(nq)
     qidx = {n: i for i, n in enumerate(d.q_names)}
     for Q, cname in model.forces:
         check_symbols(f"generalized force on '{cname}'", Q)
         Qq[qidx[cname]] += Q
-    lag_rhs = Qq + ca.gradient(T, d.q) - ca.gradient(V, d.q) - ca.jtimes(pm, d.q, rates) \
-        - ca.jacobian(pm, d.t)
+    if handed is None:
+        lag_rhs = Qq + ca.gradient(T, d.q) - ca.gradient(V, d.q) \
+            - ca.jtimes(pm, d.q, rates) - ca.jacobian(pm, d.t)
+    else:
+        lag_rhs = Qq + c_T - ca.gradient(V, d.q)
     N = ca.jacobian(qd_expr, d.u) if nq and nu else ca.SX(nq, nu)
     identity = sub_from.numel() == 0
     if identity:
@@ -389,6 +406,22 @@ def derive(model):
     vc = ca.mtimes(d.W, d.u) + d.Wt if d.rheonomic else ca.mtimes(d.W, d.u)
     d.Wdot_u = (ca.jtimes(vc, d.q, qd_expr) + ca.jacobian(vc, d.t)) if Ws else ca.SX(0, 1)
     return d, P
+
+
+def _handed_inertia(model, nq):
+    """``(M_q, c)`` handed by the flattening (``model._inertia``, see :func:`derive`), or
+    None: not set, or the kinetic energy is no longer the one they were computed from
+    (a term added since: then they are derived from ``T``)."""
+    handed = getattr(model, "_inertia", None)
+    if handed is None:
+        return None
+    Mq, c, T_from = handed
+    if len(model.T_terms) != 1 or model.T_terms[0] is not T_from:
+        return None
+    if Mq.shape != (nq, nq) or c.shape != (nq, 1):
+        raise ValueError(f"model '{model.name}': _inertia has M {Mq.shape} and c {c.shape} "
+                         f"for {nq} coordinates (set by the flattening only)")
+    return Mq, c
 
 
 def _is_zero_col(M, i):
