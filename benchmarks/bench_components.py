@@ -28,26 +28,30 @@
 
    Measured (best of 3, load ~1), with the tree fast path of the flattening
    (mechdae/components/tree.py: frames in closed form from the root, cut forces by
-   Newton-Euler; the components build no CasADi equations) and its kinetic energy in
+   Newton-Euler; the components build no CasADi equations), its kinetic energy in
    composite-rigid-body form (mechdae/components/crba.py: one term ``D^T Ic (V + D/2)`` per
-   joint, composite inertias about the joints): default compile 84-86 ms against 52-53 ms
-   (ratio 1.6-1.7, target 2: met; --quick runs under load give 1.7-1.9; was 0.70 s, 11.4x):
-   build 6.7 ms, flatten 38 ms, compile_model 53 ms. The mass matrix has 6,560
-   instructions (the kinetic energy summed over the bodies gave 11,767; nlink_chain.py
-   6,513), h 4,919 (was 3,920; nlink_chain.py 1,912); both run as generated C. The
-   right-hand side alone (CVODES' clock of its rhs calls) costs 22.3 us against 21.0 us:
-   1.06x (1.06-1.11 over runs; was ~1.2x). Simulate 2 s: 49.4 ms against 41.1 ms, per rhs
-   1.15-1.19x: the rest is the 876 outputs (every frame's potentials and cut forces)
-   evaluated at the 501 output times after the integration (~8 ms; nlink_chain.py has
-   none). What is left of the rhs is h: relative joint angles put each link's world angle
-   (a sum) and its world-resolved offsets ``R(phi) r``, ``R(phi) r_cm`` under the
-   derivatives of T (about 40 operations per link depend on q), where nlink_chain.py's T
-   uses absolute angles and three shared parameters (about 12).
-   With ``evaluate=True``: M 5,710 + h 3,252 instructions (nlink_chain.py's evaluated build
-   4,559 + 1,250), the rhs alone 1.02x, per rhs 1.06-1.09x.
-   The spatial chain (mechdae/components/tree_spatial.py, the same composite form in 3-D):
-   compile 209-214 ms (4.0x; was 2.36 s, 37.8x): build 27 ms, flatten 110 ms (2,448
-   outputs and 451 parameters through the Model API: ~35 ms), compile_model 74 ms; M 7,340 + h
+   joint, composite inertias about the joints), and M and the velocity terms of h handed to
+   compile() instead of derived from T (``Model._inertia``, mechdae/symbolic/derive.py):
+   M by the composite-rigid-body algorithm (``M_jk = S_j^T X_jk Ic_k S_k``, the forces of
+   a subtree moved toward the root as one vector per link), the velocity terms by
+   Newton-Euler with ``q'' = 0`` (origins' accelerations out from the root, forces back
+   from the leaves). Default compile 73.6-81.8 ms against 51.3-54.2 ms (ratio 1.4-1.5,
+   target 2: met; was 1.6-1.7; --quick under load 1.7-2.5): build 6.7 ms, flatten 55 ms
+   (was 38: M and the velocity terms are built here now), compile_model 27 ms (was 55).
+   M 4,008 instructions (derived from T: 6,560; nlink_chain.py 6,513), h 1,841 (was
+   4,919; nlink_chain.py 1,912); both run as generated C. The right-hand side alone
+   (CVODES' clock of its rhs calls, 15 runs each, min and median): 20.4-22.5 us against
+   19.8-22.1 us, 1.02-1.05x (the same runs before the change: 1.03-1.09x). Simulate 2 s:
+   46.6 ms against 42.0 ms, per rhs 1.09x (was 1.15-1.19x): the rest is the 876 outputs
+   (every frame's potentials and cut forces) evaluated at the 501 output times after the
+   integration (nlink_chain.py has none).
+   With ``evaluate=True`` (``Model.substitute`` folds the parameters into the handed M and
+   c too): M 3,158 + h 904 instructions (was 5,710 + 3,252; nlink_chain.py's evaluated
+   build 4,559 + 1,250), the rhs alone 0.99x its evaluated build (was 1.03x).
+   The spatial chain (mechdae/components/tree_spatial.py, the same composite form in 3-D;
+   M and h still derived from T; not measured again): compile 209-214 ms (4.0x; was
+   2.36 s, 37.8x): build 27 ms, flatten 110 ms (2,448 outputs and 451 parameters through
+   the Model API: ~35 ms), compile_model 74 ms; M 7,340 + h
    7,181 instructions (was 13,391 + 6,182, past codegen's limit of MAX_SOURCE / 22 chars =
    18,181, so it ran interpreted at 5.2x per rhs): now generated C, the rhs alone 1.13x,
    per rhs 1.32x (2,448 outputs).
