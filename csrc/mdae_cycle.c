@@ -15,17 +15,12 @@ typedef struct {
  * nsol is counted exactly up to 16 whatever the capacity */
 #define CYCLE_CAP 16
 
-static size_t ode_part(int nx, int ne)
-{
-    return mdae_ode_work_size(nx, ne);
-}
-
 size_t mdae_cycle_work_size(const mdae_cycle_model *m, const mdae_cycle_options *c, int nx,
                              int ne)
 {
     size_t nu = (size_t)m->nu, nW = (size_t)m->nW, d = (size_t)m->dim;
     size_t cap = CYCLE_CAP;
-    return ode_part(nx, ne) + nu * nu + nu + 1 + nW * nu + 2 * nW + (size_t)m->nc + 1
+    return mdae_ode_work_size(nx, ne) + nu * nu + nu + 1 + nW * nu + 2 * nW + (size_t)m->nc + 1
            + nu * (1 + nW) + d * d + 2 * d + nu * d + 2 * cap * d + cap
            + mdae_contact_work_size(1, m->dim, c->impact.facets) + 64;
 }
@@ -40,7 +35,7 @@ static void layout(const mdae_cycle_model *m, int nx, int ne, double *work, int 
 {
     size_t nu = (size_t)m->nu, nW = (size_t)m->nW, d = (size_t)m->dim;
     size_t cap = CYCLE_CAP;
-    double *w = work + ode_part(nx, ne);
+    double *w = work + mdae_ode_work_size(nx, ne);
     B->M = w; w += nu * nu;
     B->h = w; w += nu;
     B->C = w; w += 1;                  /* C and rc: no rows (models without bilateral rows) */

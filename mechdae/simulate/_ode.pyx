@@ -398,6 +398,16 @@ cdef class Cycle:
                 or self.e_n.shape[0] != nc or self.e_t.shape[0] != nc
                 or self.mu.shape[0] != nc or nc < 1 or phase.ne < 1):
             raise ValueError("Cycle: contact data and event functions of inconsistent sizes")
+        # the C cycle writes the terms into buffers of these sizes: a mismatch (bilateral
+        # rows, another model's function) would overrun them
+        want = ((nu, nu), (nu, 1), (0, nu), (0, 1), (nW, nu), (nW, 1), (nW, 1), (nc, 1),
+                (1, 1), (nu, 1 + nW))
+        if (tuple(terms.out_shapes) != want or tuple(energy.out_shapes) != ((1, 1),)
+                or terms.in_sizes[0] != phase.nx or nq + nu > phase.nx):
+            raise ValueError(f"Cycle: terms outputs {terms.out_shapes} (energy "
+                             f"{energy.out_shapes}) do not match a model of {nq}+{nu} "
+                             f"coordinates, {nc} contacts, {nW} contact rows and no "
+                             "bilateral constraints")
         self.dim = max([2] + [1 + int(k) for k in nt])
         self.L = MDAE_CYCLE_LOG(self.dim)
         self.m.nq, self.m.nu, self.m.nc, self.m.dim, self.m.nW = nq, nu, nc, self.dim, nW
