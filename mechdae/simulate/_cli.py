@@ -169,6 +169,31 @@ def summary_lines(model_path, system, res, method, t_times):
     return lines
 
 
+def _save_partial(err, saves):
+    """Nothing lost: a run that failed part-way writes its partial Result (``err.partial``,
+    the points up to the failure) to every ``--out`` file with status ``"failed"`` and
+    says so on standard error (path, time reached, error)."""
+    if not saves:
+        return
+    part = getattr(err, "partial", None)
+    if part is None or not np.size(part.t):
+        why = getattr(err, "partial_error", None)
+        print("mechdae run: no partial result to save"
+              + (f" ({type(why).__name__}: {why})" if why is not None else ""),
+              file=sys.stderr)
+        return
+    for p in saves:
+        try:
+            part.save(p, status="failed", error=err)
+        except (ImportError, ValueError, OSError) as exc:
+            print(f"mechdae run: partial result {p} not saved: {exc}", file=sys.stderr)
+            continue
+        print(f"mechdae run: the run failed at t = {float(part.t[-1]):.9g} s; the partial "
+              f"result ({part.t.size} points, t in [{float(part.t[0]):.9g}, "
+              f"{float(part.t[-1]):.9g}] s) is saved to {p} with status 'failed' "
+              f"(error: {type(err).__name__}: {err})", file=sys.stderr)
+
+
 def run(args, out=sys.stdout):
     """Execute ``mechdae run``; returns the exit status."""
     from ..loader import load_module
@@ -212,6 +237,8 @@ def run(args, out=sys.stdout):
                               method=method, progress=getattr(args, "progress", None), **kw)
     except (ModelError, SolverError) as exc:
         print(f"mechdae run: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if isinstance(exc, SolverError):
+            _save_partial(exc, saves)
         return 1
     t_done = time.perf_counter()
     lines = summary_lines(args.model, system, res, method, (t_start, t_compiled, t_done))

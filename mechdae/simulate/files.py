@@ -83,6 +83,7 @@ def _attach(res, meta, cf, modes, imp):
         res.impulses = imp
         res.impulse_rows = meta.get("impulse_rows") or None
     res._units = meta.get("units") or {}
+    res.status, res.error = meta.get("status") or "done", meta.get("error")
     return res
 
 
@@ -135,14 +136,34 @@ def to_dataframes(res):
 
 
 # ---------------------------------------------------------------- save / load
-def save(res, path):
+def run_status(res, status=None, error=None):
+    """``(status, error)`` to write for ``res``: ``"failed"`` and the message for a
+    partial Result (``err.partial``, whose ``stats["failed"]`` says why), else the
+    Result's own (``"done"``); ``error`` may be the exception."""
+    failed = (res.stats or {}).get("failed")
+    if status is None:
+        status = "failed" if failed else getattr(res, "status", None) or "done"
+    if isinstance(error, BaseException):
+        error = f"{type(error).__name__}: {error}"
+    if error is None:
+        error = failed or getattr(res, "error", None)
+    return str(status), (None if error is None else str(error))
+
+
+def save(res, path, status=None, error=None):
     """Write ``res`` to ``path`` (format by extension, see the module docstring);
-    returns the path."""
+    returns the path.
+
+    ``status`` (``"done"`` or ``"failed"``) and ``error`` (an exception or its message)
+    go into the metadata of every format (``Result.load(path).status``, ``.error``);
+    by default ``"failed"`` for a partial Result (``err.partial`` of a SolverError).
+    """
     fmt = format_of(path)
+    status, error = run_status(res, status, error)
     if fmt == ".h5":
-        return _save_h5(res, path)
+        return _save_h5(res, path, status, error)
     if fmt == ".parquet":
-        return _save_parquet(res, path)
+        return _save_parquet(res, path, status, error)
     arrays = dict(t=res.t, q=res.q, v=res.v, x=res.x, zalg=res.zalg)
     for k, val in res.multipliers.items():
         arrays[f"mult::{k}"] = np.asarray(val)
@@ -163,22 +184,24 @@ def save(res, path):
     if imp is not None:
         arrays["impulses"] = imp
     meta = _meta(res)
-    meta["events"] = [event_record(e) for e in res.events]
+    meta.update(events=[event_record(e) for e in res.events], status=status, error=error)
     arrays["meta"] = np.array(json.dumps(meta))
     with open(path, "wb") as fh:            # np.savez would append '.npz' to other names
         np.savez(fh, **arrays)
     return str(path)
 
 
-def _save_h5(res, path):
+def _save_h5(res, path, status="done", error=None):
     from .stream import write_result, result_extras
-    write_result(res, path, extra=result_extras(res))
+    write_result(res, path, extra=result_extras(res), status=status)
     _, modes, _ = _companions(res)
     import h5py
     with h5py.File(path, "a") as f:
         meta = json.loads(f.attrs["meta"])
         meta["units"] = res.units
         meta["impulse_rows"] = list(getattr(res, "impulse_rows", None) or [])
+        if error is not None:
+            meta["error"] = error
         f.attrs["meta"] = json.dumps(meta)
         if modes is not None:
             f.create_dataset("modes", data=np.asarray(modes, dtype=object),
@@ -186,7 +209,7 @@ def _save_h5(res, path):
     return str(path)
 
 
-def _save_parquet(res, path):
+def _save_parquet(res, path, status="done", error=None):
     pd = _pandas()
     try:
         import pyarrow as pa
@@ -227,7 +250,8 @@ def _save_parquet(res, path):
         cols["mode"] = np.asarray(modes, dtype=object)
     table = pa.Table.from_pandas(pd.DataFrame(cols), preserve_index=False)
     meta = _meta(res)
-    meta.update(events=[event_record(e) for e in res.events], shapes=shapes,
+    meta.update(events=[event_record(e) for e in res.events], shapes=shapes, status=status,
+                error=error,
                 params=None if res.params is None else np.asarray(res.params, float).tolist())
     md = dict(table.schema.metadata or {})
     md[b"mechdae"] = json.dumps(meta).encode()

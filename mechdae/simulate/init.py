@@ -17,6 +17,7 @@ import numpy as np
 from .._threads import LOCK
 from ..codegen import once, point_call
 from .init_outputs import split_output_values, solve_output_values, solve_output_speeds
+from .init_contacts import admissible_contacts
 
 __all__ = ["initial_state", "project_state", "project_general", "normalize_quaternions"]
 
@@ -108,13 +109,19 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
 
     Every simulation method starts here. Coordinates and speeds the user gave are weighted
     1e8 times the others, so they move as little as possible; a warning names the given
-    values that still had to change by more than 1e-6 (relative).
+    values that still had to change by more than 1e-6 (relative). A state with negative
+    contact gaps is projected onto the admissible set (``initialize=True``) or refused
+    (``initialize=False``: ValueError naming the contacts and gaps); see
+    :mod:`mechdae.simulate.init_contacts`. ``initialize="continue"`` (a driver continuing
+    its own run, e.g. the time-stepping stretches of "auto"): the state as given, unchecked.
 
     Returns
     -------
     q, u, v : ndarray
     init_report : dict
-        ``{name: (given, used)}`` for every coordinate or speed that changed.
+        ``{name: (given, used)}`` for every coordinate or speed that changed (and, after a
+        contact projection, ``"gap(<contact>)"``, ``"kinetic energy"``, ``"potential
+        energy"``).
     """
     q0, outs = split_output_values(system, q0)
     v0, outs_v = split_output_values(system, v0, speeds=True)
@@ -126,12 +133,18 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
     if outs_v:
         ua, gu, rep = solve_output_speeds(system, outs_v, qa, ua, va, gu, t0, pv)
         init_report.update(rep)
+    keep = isinstance(initialize, str) and initialize == "continue"
+    contacts = initialize
+    initialize = bool(initialize) and not keep
     if initialize and (system.m + system.k or system.quaternions):
         q1, u1, _ = project_state(system, qa, ua, t0, pv, np.where(gq, 1e8, 1.0),
                                   np.where(gu, 1e8, 1.0))
         _record_changes(system, system.q_names + system.u_names, np.concatenate([qa, ua]),
                         np.concatenate([q1, u1]), np.concatenate([gq, gu]), init_report)
         qa, ua = q1, u1
+    if system.contact_names:
+        # gaps < 0: projected (initialize=True) or refused (False); see init_contacts
+        qa, ua = admissible_contacts(system, qa, ua, t0, pv, contacts, init_report)
     if initialize and system.general_hidden and system.nv:
         v1 = project_general(system, qa, ua, va, t0, pv, np.where(gv, 1e8, 1.0))
         _record_changes(system, system.v_names, va, v1, gv, init_report)

@@ -64,7 +64,14 @@ class Result:
     events : list of Event
     init_report : dict
         What consistent initialization changed: name -> (given, used).
+    status, error : str
+        ``"done"``, or ``"failed"`` for a Result read back from a file written by a run
+        that failed (``error``: the message; ``err.partial`` itself says so in
+        ``stats["failed"]``).
     """
+
+    status = "done"
+    error = None
 
     def __init__(self, t, q, v, names, x=None, zalg=None, multipliers=None, residuals=None,
                  energy=None, kinetic=None, potential=None, stats=None, events=None,
@@ -308,12 +315,14 @@ class Result:
         from .files import to_dataframes
         return to_dataframes(self)
 
-    def save(self, path):
+    def save(self, path, status=None, error=None):
         """Save to ``.npz``, HDF5 (``.h5``/``.hdf5``) or Parquet (``.parquet``), by
         extension, with events, contact forces, modes, units and metadata; read back
-        with :meth:`load` (:mod:`mechdae.simulate.files`). Returns the path."""
+        with :meth:`load` (:mod:`mechdae.simulate.files`). Returns the path.
+        ``status``/``error``: the run's status in the file (default ``"failed"`` for a
+        partial Result, ``err.partial``, else ``"done"``)."""
         from .files import save
-        return save(self, path)
+        return save(self, path, status=status, error=error)
 
     @classmethod
     def open(cls, path, system=None):

@@ -58,6 +58,7 @@ from ._laws import contact_laws
 from ._unified_c import CFunction as _CFunction, fast as _fast
 from ._unified_law import impact_map_law
 from ._unified_painleve import UnifiedPainleve
+from .init import initial_state
 from .partial import keeps_partial, on_failure
 from .result import Result, Event
 
@@ -260,7 +261,7 @@ def _state0(system, fs, qa, ua, pv):
 def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None,
                      method="unified", dt=1e-3, t_snap=None, event_tol=1e-13,
                      max_events=100000, output_times=None, painleve=None, impact_map=None,
-                     **ignored):
+                     initialize=True, **ignored):
     r"""Integrate Ivanov's unified equations (module docstring) from ``t = 0``.
 
     Parameters
@@ -269,6 +270,10 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         Exactly one contact, no bilateral constraints, no inputs.
     t_final : float
     q0, v0, params : as in :meth:`System.simulate`
+    initialize : bool
+        A start inside the contact (gap < 0) is projected onto the admissible set
+        (``True``, reported in ``res.init_report``) or refused (``False``); see
+        :mod:`mechdae.simulate.init_contacts`.
     dt : float
         RK4 step (s).
     t_snap : float, optional
@@ -314,7 +319,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     _check(system)
     fs = unified_functions(system, impact_map_law(system, impact_map))
     pv = system.param_vector(params)
-    qa, ua, _, _, _ = system.state_arrays(q0, v0)
+    qa, ua, _, init_report = initial_state(system, q0, v0, 0.0, pv, initialize)
     x, k, sig = _state0(system, fs, qa, ua, pv)
     if not k < 1.0:
         raise ValueError(f"{system.name}: method 'unified' needs a restitution kappa > 0 at "
@@ -343,7 +348,7 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
     n_steps = n_calls = 0
     # a failure leaves with the Result of the steps so far (err.partial)
     on_failure(lambda err: _unified_result(system, fs, pv, ts, xs, sigs, events, output_times,
-                                           n_steps, n_calls, dt, wall0))
+                                           n_steps, n_calls, dt, wall0, init_report))
 
     def monitor(xx, tt):
         F, vt, u, gd, b, U, lam, Wk, kk, Dnn = mon(xx, tt, pv, mode, sig)
@@ -555,11 +560,11 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
         sigs.append(list(sig))
         n_calls += 1
     return _unified_result(system, fs, pv, ts, xs, sigs, events, output_times, n_steps,
-                           n_calls, dt, wall0)
+                           n_calls, dt, wall0, init_report)
 
 
 def _unified_result(system, fs, pv, ts, xs, sigs, events, output_times, n_steps, n_calls, dt,
-                    wall0):
+                    wall0, init_report=None):
     """The Result of the recorded states (at the end of a run, or up to a failure)."""
     nq, nu = fs["nq"], fs["nu"]
     mon, Ef = fs["mon"], system.functions["energy"]
@@ -585,7 +590,7 @@ def _unified_result(system, fs, pv, ts, xs, sigs, events, output_times, n_steps,
                  event_calls=n_calls, wall_time=_time.perf_counter() - wall0)
     res = Result(T, Q, Us, names, x=X[:, nq + nu:], stats=stats, events=events,
                  energy=kin + pot, kinetic=kin, potential=pot, system=None, params=pv,
-                 name=system.name)
+                 name=system.name, init_report=init_report)
     res.system = None
     res.ut = X[:, nq:nq + nu]
     return res
