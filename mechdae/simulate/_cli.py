@@ -133,6 +133,35 @@ def _ledger_line(b):
             + f", {b['integration']:+.3e} {b['label']}")
 
 
+def _accumulation_lines(res):
+    """The accumulation points (``t_inf`` of each contact's impact series, and the rest
+    snaps of contact sets) and the time-stepping stretches of an "auto" run with their
+    error bound; nothing for a run without them."""
+    lines = []
+    acc = [e for e in res.events if e.kind == "accumulation"]
+    for e in acc[:4]:
+        if e.extra.get("reason") == "rest":
+            what = f"rest of {', '.join(map(repr, e.extra.get('set') or [e.contact]))}"
+        else:
+            what = f"t_inf at {e.contact!r}"
+        lines.append(f"accumulation {what}: t = {e.t:.10g} s")
+    if len(acc) > 4:
+        lines.append(f"             ... {len(acc) - 4} more")
+    for s in (res.stats.get("timestepping_stretches") or [])[:3]:
+        lines.append(f"time stepping [{s['t_start']:.6g}, {s['t_end']:.6g}] s ({s['reason']}): "
+                     f"Moreau-Jean, {s['steps']} steps of dt = {s['dt']:g} s, error "
+                     f"{s['error_bound']} (largest step displacement "
+                     f"{s['step_displacement']:.3g})")
+    return lines
+
+
+def _model_lines(mod, res):
+    """Lines a model file adds to the summary: its ``summary(res)`` (e.g. a closed form to
+    compare with), if it defines one."""
+    hook = getattr(mod, "summary", None)
+    return [str(line) for line in hook(res)] if callable(hook) else []
+
+
 def summary_lines(model_path, system, res, method, t_times):
     """The lines of the run summary."""
     stab, stab_rows = _stabilization_lines(system.stabilization)
@@ -144,6 +173,7 @@ def summary_lines(model_path, system, res, method, t_times):
     ] + stab_rows + [
         f"time span    [{res.t[0]:g}, {res.t[-1]:g}] s  ({res.t.size} output points)",
         f"events       {len(res.events)}" + _event_kinds(res.events),
+    ] + _accumulation_lines(res) + [
         f"max drift    {res.max_drift():.3e}",
     ]
     b = res.energy_balance() if res.energy is not None else None
@@ -242,6 +272,7 @@ def run(args, out=sys.stdout):
         return 1
     t_done = time.perf_counter()
     lines = summary_lines(args.model, system, res, method, (t_start, t_compiled, t_done))
+    lines += _model_lines(mod, res)
     print("\n".join(lines), file=out)
     # the summary is out before any file is written: a failing writer loses nothing
     status = 0
