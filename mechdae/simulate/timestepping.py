@@ -202,7 +202,9 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
     output_times : array, optional
         Keep only the stored steps nearest to these times.
     initialize : bool
-        Project the initial state onto the bilateral constraints.
+        Project the initial state onto the bilateral constraints, and a start inside a
+        contact (gap < 0) onto the admissible set (:mod:`mechdae.simulate.init_contacts`;
+        ``False``: such a start is a ValueError).
     store_impulses : bool
         Keep the impulses per stored step (summed since the previous stored step) in
         ``res.impulses`` (rows named ``res.impulse_rows``).

@@ -442,7 +442,10 @@ class System:
             Output grid (default 501 points on ``[0, t_final]``).
         initialize : bool
             Move the initial state to the nearest consistent one (report in
-            ``Result.init_report``); ``False`` keeps it as given.
+            ``Result.init_report``); ``False`` keeps it as given. A start inside a contact
+            (gap < 0) is projected onto the gaps >= 0 without adding kinetic energy
+            (``True``) or refused with a ValueError (``False``); see
+            :mod:`mechdae.simulate.init_contacts`.
         stabilization : Baumgarte, Mukharlyamov, Projection, list, None, optional
             Override of the compiled stabilization (gains are parameters of the graph).
 
