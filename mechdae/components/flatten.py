@@ -40,6 +40,24 @@ from .tree import flatten_tree
 
 __all__ = ["flatten"]
 
+def _comp_origin(c):
+    """``"component 'C' (Capacitor)"``: a flattened name's provenance."""
+    return f"component '{c.path}' ({type(c).__name__})"
+
+
+def _node_origin(lst):
+    """Provenance of a node's potential and balance equation: its connectors, or that the
+    only one is connected to nothing (its flow is then zero)."""
+    cn = lst[0][0]
+    kind = cn.kind.lower()
+    if len({id(m) for m, _ in lst}) == 1:
+        return (f"{kind} '{cn.path}' of {_comp_origin(cn.owner)} is connected to nothing "
+                "(its flow is zero there)")
+    names = ", ".join(f"'{m.path}'" for m, _ in lst[:8]) + (" ..." if len(lst) > 8 else "")
+    comps = ", ".join(dict.fromkeys(_comp_origin(m.owner) for m, _ in lst[:8]))
+    return f"the node of the {kind}s {names} ({comps})"
+
+
 def flatten(model):
     """Flatten ``model.components`` and ``model.connections`` into ``model`` (in place)."""
     t_start = time.perf_counter()
@@ -67,6 +85,9 @@ def flatten(model):
     S = _Subst()
     S.set(TIME, model.time)
     general = []                         # general variable symbols created here
+    # where each general equation and variable comes from (named in compile's messages
+    # about equations that cannot be solved, mechdae.symbolic.singular.origin_note)
+    origin = model.__dict__.setdefault("_origin", {})
     coord_phs = set()
     coord_decl = []                      # (component, name, placeholder, defaults...)
     # ------------------------------------------------------------------ declared symbols
@@ -79,6 +100,7 @@ def flatten(model):
             coord_phs.add(ph.element_hash())
         for ln, ph, default in c._vars:
             v = model.variable(f"{path}.{ln}", default)
+            origin[f"{path}.{ln}"] = _comp_origin(c)
             general.append(v)
             S.set(ph, v)
         for ln, ph, default in c._speeds:
@@ -339,6 +361,7 @@ def flatten(model):
                      "a ground) or remove it")
             continue
         model.equation(bal, name=f"node {node_name(root)}")
+        origin[f"node {node_name(root)}"] = origin[node_name(root)] = _node_origin(lst)
 
     # ------------------------------------------------------------------ mechanics
     coords = ca.vertcat(*[co["sym"] for co in model.coords]) if model.coords else ca.SX(0, 1)
@@ -404,6 +427,7 @@ def flatten(model):
     eqs = [(f"{c.path}.{name}", e) for c in comps for name, e in c._equations]
     for (name, _), e in zip(eqs, S.apply([e for _, e in eqs])):
         model.equation(e, name=name)
+    origin.update((f"{c.path}.{name}", _comp_origin(c)) for c in comps for name, _ in c._equations)
     hols = [(f"{c.path}.{name}", e) for c in comps for name, e in c._holonomic]
     for (name, _), e in zip(hols, S.apply([e for _, e in hols])):
         model.holonomic(e, name=name)

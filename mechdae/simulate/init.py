@@ -18,6 +18,7 @@ from .._threads import LOCK
 from ..codegen import once, point_call
 from .init_outputs import split_output_values, solve_output_values, solve_output_speeds
 from .init_contacts import admissible_contacts
+from ..symbolic.singular import check_at
 
 __all__ = ["initial_state", "project_state", "project_general", "normalize_quaternions"]
 
@@ -149,6 +150,9 @@ def initial_state(system, q0, v0, t0, pv, initialize=True):
         v1 = project_general(system, qa, ua, va, t0, pv, np.where(gv, 1e8, 1.0))
         _record_changes(system, system.v_names, va, v1, gv, init_report)
         va = v1
+    if system.nhd + system.nz:
+        # the general equations solvable here (compile refused the identically singular)
+        check_at(system, qa, ua, va, t0, pv)
     check_mass_matrix(system, qa, pv)
     return qa, ua, va, init_report
 

@@ -67,6 +67,12 @@ def compile_model(model, stabilization="default", evaluate=None):
         raise ModelError([f"model '{model.name}': {p}" if not p.startswith("model '") else p
                           for p in uniq])
     sys = System(model, d, rule, proj, HK)
+    # the general equations' Jacobian singular at every state (conflicting or dependent
+    # equations the structural analysis cannot see): refused, naming the blocks
+    from .singular import check_generic
+    P3 = check_generic(sys)
+    if P3:
+        raise ModelError([f"model '{model.name}': {p}" for p in P3])
     sys.evaluated = evaluated
     attach_outputs(sys, d, out_expr, out_lam, out_names)
     sys.compile_time = _time.perf_counter() - t0

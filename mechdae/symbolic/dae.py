@@ -174,7 +174,7 @@ def _q(names):
     return ", ".join(f"'{n}'" for n in names)
 
 
-def pantelides(equations, variables, sigma, max_order=MAX_ORDER):
+def pantelides(equations, variables, sigma, max_order=MAX_ORDER, where=None):
     """Structural index analysis (Pantelides) in signature form.
 
     Parameters
@@ -187,6 +187,9 @@ def pantelides(equations, variables, sigma, max_order=MAX_ORDER):
         ``sigma[i]``: ``{j: highest order of variable j in equation i}``.
     max_order : int
         Stop (and report) once an equation must be differentiated this many times.
+    where : callable, optional
+        ``where(names)``: a sentence on where the named equations and variables come from
+        (the connectors and components of a flattened model), appended to each problem.
 
     Returns
     -------
@@ -196,6 +199,7 @@ def pantelides(equations, variables, sigma, max_order=MAX_ORDER):
     """
     n_eq, n_var = len(equations), len(variables)
     P = []
+    where = where or (lambda names: "")
     adj = [list(s.keys()) for s in sigma]
     # 1. the equations must match the variables regardless of derivative order
     match_e, match_v = max_matching(n_eq, n_var, adj)
@@ -208,11 +212,12 @@ def pantelides(equations, variables, sigma, max_order=MAX_ORDER):
             P.append(f"equation '{equations[i]}': contains no unknown variable (only "
                      "coordinates, speeds, parameters, inputs or time), so it determines "
                      "nothing; remove it (a condition on the coordinates is a mechanical "
-                     "constraint: m.holonomic(...)) or make it an equation for a variable")
+                     "constraint: m.holonomic(...)) or make it an equation for a variable"
+                     + where([equations[i]]))
         unused = [j for j in range(n_var) if not any(j in s for s in sigma)]
         for j in unused:
             P.append(f"variable '{variables[j]}': appears in no equation; add an equation "
-                     "that determines it or remove the variable")
+                     "that determines it or remove the variable" + where([variables[j]]))
         (oe, ov), (ue, uv) = singular_blocks(n_eq, n_var, adj, match_e, match_v)
         oe = [i for i in oe if i not in empty]
         uv = [j for j in uv if j not in unused]
@@ -222,13 +227,15 @@ def pantelides(equations, variables, sigma, max_order=MAX_ORDER):
                      f"({len(oe)}) involve only the variables "
                      f"{_q(variables[j] for j in ov) or 'none'} ({len(ov)}); remove {extra} of "
                      "these equations (redundant or conflicting) or add the unknown(s) they "
-                     "should determine")
+                     "should determine" + where([equations[i] for i in oe]
+                                                + [variables[j] for j in ov]))
         if uv:
             missing = len(uv) - len(ue)
             P.append(f"structurally singular (under-determined): variables {_q(variables[j] for j in uv)} "
                      f"({len(uv)}) appear only in the equations "
                      f"{_q(equations[i] for i in ue) or 'none'} ({len(ue)}); add {missing} "
-                     "equation(s) determining them or remove variable(s)")
+                     "equation(s) determining them or remove variable(s)"
+                     + where([variables[j] for j in uv] + [equations[i] for i in ue]))
         return None, P
     # 2. Pantelides in signature form
     c = np.zeros(n_eq, dtype=np.int64)

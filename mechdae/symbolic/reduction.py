@@ -93,7 +93,9 @@ def reduce_general(model, d, F, row_names, row_owner, P):
                 s[j] = k
         sigma.append(s)
     d.general_equations = list(row_names)
-    st, P2 = pantelides(row_names, names, sigma, MAX_ORDER)
+    from .singular import origin_note
+    st, P2 = pantelides(row_names, names, sigma, MAX_ORDER,
+                        where=lambda nm: origin_note(model, nm))
     P.extend(P2)
     _empty(d)
     if st is None:
