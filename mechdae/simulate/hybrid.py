@@ -140,8 +140,10 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     Examples
     --------
     >>> res = md.load("models/bouncing_ball.py").compile().simulate(5.0)  # doctest: +SKIP
-    >>> res.stats["methods_used"], [e.t for e in res.events if e.kind == "accumulation"]
-    (['event'], [4.06371276...])                                          # doctest: +SKIP
+    >>> res.stats["methods_used"]                                          # doctest: +SKIP
+    ['event']
+    >>> [round(e.t, 6) for e in res.events if e.kind == "accumulation"]   # doctest: +SKIP
+    [4.063713]
     """
     if not system.contact_names:
         rtol = 1e-8 if rtol is None else rtol
@@ -289,6 +291,10 @@ class _Stepper:
             _, _, t_inf, _ = eng.zeno_detected
             t_goal = min(t_end, max(t_inf + self.stretch / 4, t_a + self.stretch))
         eng.zeno_detected = None
+        if eng.pending is not None:
+            # a series the engine resolved before it stopped: its t_inf stands
+            eng._record_pending()
+        eng.rest_streak.clear()
         bound = f"{ERROR_BOUND}, dt = {dt:g} s"
         extra = dict(to="timestepping", reason=why, dt=dt, order=1, error_bound=bound)
         if detail is not None:
