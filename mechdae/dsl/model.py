@@ -298,21 +298,17 @@ class Model:
         self._component_names = set()
         self.connections = []     # tuples of connectors joined with connect()
         self._flattened = False
-        self._names = {}
+        self._names = {}          # name -> what holds it (coordinates, ..., contacts, outputs)
+        self._equation_names = set()
         self.time = self._new("t", "time", register_name=False)
 
     # ------------------------------------------------------------------ symbols
-    def _new(self, name, kind, deriv=None, owner=None, register_name=True):
+    def _new(self, name, kind, deriv=None, owner=None, register_name=True, holder=None):
         if not isinstance(name, str) or not name.strip():
             self.problems.append(f"{kind} name {name!r}: names must be non-empty strings")
             name = str(name)
         if register_name:
-            if name in self._names:
-                self.problems.append(
-                    f"{kind} '{name}': the name is already used by a {self._names[name]}; "
-                    "names must be unique within a model (use a namespace like 'arm.theta')")
-            else:
-                self._names[name] = kind
+            self._names_check(name, kind, holder)
         s = ca.SX.sym(name)
         _REGISTRY[s.element_hash()] = _SymInfo(s, name, kind, self._id, deriv, owner)
         return s
@@ -375,8 +371,9 @@ class Model:
         return out[0] if len(out) == 1 else tuple(out)
 
     def _coordinate(self, n, d, speed_name=None, speed_default=0.0):
+        self._names_check(n, "coordinate", record=False)     # before its speed is made
         rate = self._new(speed_name or f"der({n})", "speed", owner=n,
-                         register_name=speed_name is not None)
+                         holder=f"speed (of coordinate '{n}')")
         s = self._new(n, "coordinate", deriv=rate)
         self.coords.append(dict(name=n, sym=s, default=self._check_default("coordinate", n, d),
                                 rate=rate))
@@ -530,7 +527,7 @@ class Model:
 
     def holonomic(self, expr, name=None):
         """Add holonomic constraints ``phi(q, t) = 0`` (scalar or vector) named ``name``."""
-        name = name or f"phi{len(self.holonomic_)}"
+        name = name or self._free_name("phi", len(self.holonomic_))
         self._names_check(name, "constraint")
         self.holonomic_.append((name, _as_sx(expr, f"holonomic constraint '{name}'")))
 
@@ -539,7 +536,7 @@ class Model:
 
         ``expr`` may use speeds and ``der(x)``; it must be linear in them (checked by compile).
         """
-        name = name or f"psi{len(self.nonholonomic_)}"
+        name = name or self._free_name("psi", len(self.nonholonomic_))
         self._names_check(name, "constraint")
         self.nonholonomic_.append((name, _as_sx(expr, f"nonholonomic constraint '{name}'")))
 
@@ -548,7 +545,12 @@ class Model:
         extra variables (differential ones through ``der(v)``).
         """
         e = _as_sx(eq, "equation") if not isinstance(eq, bool) else None
-        name = name or f"eq{len(self.equations)}"
+        name = name or self._free_name("eq", len(self.equations))
+        if name in self.__dict__.setdefault("_equation_names", set()):
+            from ..errors import ModelError
+            raise ModelError(f"model '{self.name}': equation '{name}': the name is already "
+                             "used by an equation; names of equations must be unique")
+        self._equation_names.add(name)
         if e is None:
             self.problems.append(f"equation '{name}': got a Python bool; write lhs == rhs with "
                                  "model symbols on at least one side")
@@ -692,12 +694,26 @@ class Model:
             self.potential_energy(b.mass * gravity * (b.y if planar else b.z))
         return b
 
-    def _names_check(self, name, kind):
+    def _names_check(self, name, kind, holder=None, record=True):
+        """Claim ``name`` for a ``kind`` (``holder``: how later errors call it); a name
+        already held is refused here, where it is declared (:class:`ModelError` naming
+        the name and what holds it)."""
         if name in self._names:
-            self.problems.append(f"{kind} '{name}': the name is already used by a "
-                                 f"{self._names[name]}; names must be unique within a model")
-        else:
-            self._names[name] = kind
+            from ..errors import ModelError
+            raise ModelError(
+                f"model '{self.name}': {kind} '{name}': the name is already used by a "
+                f"{self._names[name]}; names must be unique within a model (use another "
+                "name, or a namespace like 'arm.theta')")
+        if record:
+            self._names[name] = holder or kind
+
+    def _free_name(self, prefix, k):
+        """``prefix + str(k)``, or the next such name not taken (unnamed constraints and
+        equations)."""
+        eqs = self.__dict__.setdefault("_equation_names", set())
+        while f"{prefix}{k}" in self._names or f"{prefix}{k}" in eqs:
+            k += 1
+        return f"{prefix}{k}"
 
     # ------------------------------------------------------------------ lookup
     def symbol(self, name):
@@ -882,12 +898,22 @@ class Model:
         Raises
         ------
         ModelError
-            Listing every problem found in the model.
+            Listing every problem found in the model; a NaN or inf constant in an
+            expression (``math.cos`` of a symbol is NaN: use ``md.cos``) is named with
+            the energy, force, constraint, contact, equation or output holding it
+            (:mod:`mechdae.symbolic.checks`), before derivation.
         ValueError
             ``evaluate`` names or patterns that match no parameter.
         """
         from ..symbolic import compile_model
+        from ..symbolic.checks import nonfinite_constants
         self.flatten()
+        # a NaN / inf number in an expression (math.cos of a symbol) poisons everything
+        # derived from it: refused first, with the declaration problems
+        bad = nonfinite_constants(self)
+        if bad:
+            from ..errors import ModelError
+            raise ModelError([f"model '{self.name}': {p}" for p in self.problems + bad])
         return compile_model(self, stabilization, evaluate=evaluate)
 
     def __reduce__(self):

@@ -3,14 +3,25 @@
 ``METHODS`` maps a method name to a driver ``f(system, t_final, **kw) -> Result``.
 Smooth methods live here (``"auto"``, ``"smooth"``, ``"cvodes"``, ``"idas"``); hybrid
 drivers (events, time stepping, ...) add themselves with :func:`register_method`.
+
+The dispatcher :func:`simulate` checks a call before any work, the same way for every
+method: the option names (``OPTIONS``: each method's own; ``COMMON``: the arguments of
+:meth:`System.simulate` every method takes), the horizon (``t_final`` and
+``output_times`` finite, increasing), and that a model with contacts does not go to a
+method that integrates the smooth equations only (``SMOOTH_ONLY``).
 """
+import difflib
+import inspect
+import math
+
 import numpy as np
 
 from .. import _progress
 from .result import Result, Event
 from .smooth import simulate_smooth
 
-__all__ = ["simulate", "Result", "Event", "METHODS", "register_method"]
+__all__ = ["simulate", "Result", "Event", "METHODS", "OPTIONS", "COMMON", "register_method",
+           "check_options", "check_call"]
 
 METHODS = {
     "auto": simulate_smooth,
@@ -19,15 +30,159 @@ METHODS = {
     "idas": simulate_smooth,
 }
 
+#: methods that integrate the smooth equations only: a model with contacts is refused
+#: there (its contacts would be ignored), naming the methods that handle them
+SMOOTH_ONLY = frozenset({"smooth", "cvodes", "idas"})
 
-def register_method(name, driver):
-    """Register a simulation driver ``driver(system, t_final, **kw) -> Result`` by name."""
+#: arguments of :meth:`System.simulate` that every method takes (a method with no use for
+#: one ignores it as documented there, e.g. ``rtol`` of a fixed-step method)
+COMMON = frozenset({"q0", "v0", "params", "inputs", "method", "rtol", "atol", "output_times",
+                    "initialize", "stabilization"})
+
+
+def _driver_options(driver, extra=()):
+    """Names a driver takes: its named keyword parameters (after ``system, t_final``) and
+    ``extra`` (what it reads from ``**kw``)."""
+    params = list(inspect.signature(driver).parameters.values())[2:]
+    named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return frozenset(named | set(extra)) - COMMON
+
+
+#: method name -> the option names it takes besides ``COMMON`` (see :func:`register_method`)
+OPTIONS = {name: _driver_options(drv) for name, drv in METHODS.items()}
+
+
+def register_method(name, driver, options=()):
+    """Register a simulation driver ``driver(system, t_final, **kw) -> Result`` by name.
+
+    Parameters
+    ----------
+    name : str
+    driver : callable
+    options : iterable of str
+        Option names the driver reads from ``**kw`` (its named keyword parameters are
+        taken from its signature). :func:`simulate` refuses any other name for this method.
+    """
     METHODS[str(name)] = driver
+    OPTIONS[str(name)] = _driver_options(driver, options)
 
 
 #: methods whose drivers integrate chunk by chunk with ``out=`` (memory bounded by the
 #: chunk); "auto" streams when it delegates to the smooth driver (no contacts)
 STREAMING = {"smooth", "cvodes", "idas", "timestepping", "moreau"}
+
+
+def check_options(method, options):
+    """Refuse option names ``method`` does not take (a misspelling, an option of another
+    method): a TypeError naming them, a close match, and the valid names.
+
+    Parameters
+    ----------
+    method : str
+        A name in :data:`METHODS`.
+    options : iterable of str
+        The keyword names of the call.
+
+    Raises
+    ------
+    TypeError
+        ``simulate(method='timestepping'): unknown option 'rtoll' (did you mean 'rtol'?);
+        ...``
+    """
+    own = OPTIONS.get(method, frozenset())
+    valid = own | COMMON
+    unknown = sorted(set(options) - valid)
+    if not unknown:
+        return
+    said = []
+    for k in unknown:
+        close = difflib.get_close_matches(k, sorted(valid), n=1)
+        said.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    elsewhere = sorted(m for m in METHODS if m != method
+                       and any(k in OPTIONS.get(m, ()) for k in unknown))
+    raise TypeError(
+        f"simulate(method={method!r}): unknown option{'s' if len(unknown) > 1 else ''} "
+        f"{', '.join(said)}"
+        + (f" (an option of method {', '.join(map(repr, elsewhere))})" if elsewhere else "")
+        + f"; the options of {method!r}: {', '.join(sorted(own)) or 'none'}; every method "
+        f"also takes {', '.join(sorted(COMMON - {'method'}))}")
+
+
+def _horizon(t_final, kw):
+    """``(t0, t1)`` of the run after refusing a non-finite or empty horizon (ValueError
+    naming the argument and the value)."""
+    t0 = kw.get("t0", 0.0)
+    try:
+        t0 = float(t0)
+    except (TypeError, ValueError):
+        raise ValueError(f"t0={t0!r} is not a number") from None
+    if not math.isfinite(t0):
+        raise ValueError(f"t0={t0} is not finite; the start time must be a finite number (s)")
+    ot = kw.get("output_times")
+    if ot is not None:
+        try:
+            ts = np.asarray(ot, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise ValueError(f"output_times={ot!r} is not an array of numbers") from None
+        bad = np.flatnonzero(~np.isfinite(ts))
+        if bad.size:
+            raise ValueError(f"output_times[{bad[0]}] = {ts[bad[0]]}: output times must be "
+                             "finite numbers (s)")
+        if ts.size < 2 or np.any(np.diff(ts) <= 0):
+            raise ValueError("output_times must be increasing with at least 2 points")
+    if t_final is None:
+        if ot is None:
+            raise ValueError("t_final=None needs output_times; give the end time (s)")
+        return float(ts[0]), float(ts[-1])
+    try:
+        t1 = float(t_final)
+    except (TypeError, ValueError):
+        raise ValueError(f"t_final={t_final!r} is not a number; give the end time (s)") \
+            from None
+    if not math.isfinite(t1):
+        raise ValueError(f"t_final={t_final} is not finite; give a finite end time (s)")
+    if ot is None:
+        if not t1 > t0:
+            raise ValueError(f"t_final must be > {t0:g}, got {t_final}" if t0
+                             else f"t_final must be > 0, got {t_final}")
+        return t0, t1
+    return float(ts[0]), t1
+
+
+def check_call(system, t_final, method, options):
+    """Check a simulate call before any work: the method's name, its option names
+    (:func:`check_options`), the horizon, and contacts against a smooth-only method.
+
+    Returns
+    -------
+    (driver, t0, t1)
+        The method's driver and the run's start and end times.
+
+    Raises
+    ------
+    ValueError
+        An unknown method (listing the available ones); a ``t_final`` or ``output_times``
+        that is not finite, not increasing or empty; a model with contacts and a method of
+        ``SMOOTH_ONLY`` (naming the contacts and the methods that handle them).
+    TypeError
+        An unknown option name.
+    """
+    try:
+        driver = METHODS[method]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown simulation method {method!r}; available: "
+                         f"{', '.join(sorted(METHODS))}") from None
+    check_options(method, options)
+    contacts = list(getattr(system, "contact_names", ()) or ())
+    if contacts and method in SMOOTH_ONLY:
+        others = [m for m in sorted(METHODS) if m not in SMOOTH_ONLY]
+        raise ValueError(
+            f"{getattr(system, 'name', 'model')}: method {method!r} integrates the smooth "
+            f"equations only and would ignore the contact{'s' if len(contacts) > 1 else ''} "
+            f"{', '.join(map(repr, contacts))}; use a method that handles contacts: "
+            f"{', '.join(others)} (default 'auto')")
+    t0, t1 = _horizon(t_final, options)
+    return driver, t0, t1
 
 
 def simulate(system, t_final, method="auto", out=None, chunk=None, progress=None, **kw):
@@ -49,23 +204,18 @@ def simulate(system, t_final, method="auto", out=None, chunk=None, progress=None
     Raises
     ------
     ValueError
-        For an unknown method (the message lists the available ones).
+        For an unknown method (the message lists the available ones), a non-finite or
+        empty horizon (``t_final``, ``output_times``), a model with contacts given to a
+        smooth-only method ("smooth", "cvodes", "idas"; the message names the contacts
+        and the methods that handle them).
+    TypeError
+        For an option the method does not take (the message names it, a close match and
+        the method's options).
     """
     for k in ("rtol", "atol"):
         if k in kw and kw[k] is None:
             del kw[k]
-    try:
-        driver = METHODS[method]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown simulation method {method!r}; available: "
-                         f"{', '.join(sorted(METHODS))}") from None
-    try:
-        ot = kw.get("output_times")
-        ot = None if ot is None else np.asarray(ot, dtype=float).ravel()
-        t0 = float(ot[0]) if ot is not None and ot.size else float(kw.get("t0", 0.0))
-        t1 = float(t_final) if t_final is not None else float(ot[-1])
-    except (TypeError, ValueError, IndexError):
-        t0 = t1 = 0.0                  # the driver reports the bad t_final / output_times
+    driver, t0, t1 = check_call(system, t_final, method, kw)
     with _progress.running(getattr(system, "name", "") or "simulate", t0, t1, progress):
         return _dispatch(system, driver, t_final, method, out, chunk, kw)
 
@@ -96,3 +246,8 @@ from . import event as _event  # noqa: E402,F401  ("event")
 from . import hybrid as _hybrid  # noqa: E402,F401  ("auto": event-driven + time stepping)
 from . import timestepping as _timestepping  # noqa: E402,F401  ("timestepping", Moreau-Jean)
 from . import unified as _unified  # noqa: E402,F401  ("unified", seed 003 (s, v) form)
+
+# "auto" takes its own options (hybrid.AUTO_DEFAULTS), the event method's, and those it
+# hands to the smooth driver for a model without contacts
+OPTIONS["auto"] = (OPTIONS["auto"] | frozenset(_hybrid.AUTO_DEFAULTS) | OPTIONS["event"]
+                   | OPTIONS["cvodes"])

@@ -238,8 +238,11 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
         Non-finite state or a singular iteration matrix; ``err.partial`` is the Result of
         the steps stored before the failure.
     """
-    from . import _step
+    from . import _step, check_options
     wall0 = _time.perf_counter()
+    # a direct call (auto's stretches, with timestepping_options) is checked here too;
+    # rtol, atol, stabilization (common to every method) have no use in a fixed step
+    check_options(method, ignored)
     if "painleve" in ignored:
         raise ValueError(
             f"{system.name}: method 'timestepping' has no painleve rule: each Moreau-Jean "
@@ -481,8 +484,9 @@ def _impulse_rows(system, dim):
 
 def _register():
     from . import register_method
-    register_method("timestepping", simulate_timestepping)
-    register_method("moreau", simulate_timestepping)
+    # painleve: read from **ignored, to refuse it with the reason
+    register_method("timestepping", simulate_timestepping, options={"painleve"})
+    register_method("moreau", simulate_timestepping, options={"painleve"})
 
 
 _register()

@@ -177,7 +177,9 @@ def sweep(system, params=None, q0=None, v0=None, *, t_final, grid=None, samples=
         ``"energy_lost"``, or ``f(result)``. Default: the final coordinates and speeds and
         the number of events.
     method, **options
-        As :meth:`System.simulate` (``rtol``, ``atol``, ``output_times``, ...).
+        As :meth:`System.simulate` (``rtol``, ``atol``, ``output_times``, ...); an option
+        the method does not take, a non-finite ``t_final`` or a smooth-only method on a
+        model with contacts raise before any run (:func:`mechdae.simulate.check_call`).
     executor : None, "serial", "threads", "processes", Executor, dask Client or address
         Where the runs go (see :mod:`mechdae.sweep`); ``workers`` sizes the pools of ours.
     chunk : int, optional
@@ -201,6 +203,8 @@ def sweep(system, params=None, q0=None, v0=None, *, t_final, grid=None, samples=
     >>> df = ball.sweep(params={"e": np.linspace(0.5, 0.9, 5)}, q0={"y": [1.0, 2.0]},
     ...                 t_final=2.0, outputs={"impacts": "count(impact)"})  # doctest: +SKIP
     """
+    from ..simulate import check_call
+    check_call(system, t_final, method, options)    # a bad option fails once, before any run
     table = RunTable(system, grid, samples, params, q0, v0, state)
     parsed = parse_outputs(outputs, system)
     plan = SimulatePlan(table, state, t_final, parsed, method, options)

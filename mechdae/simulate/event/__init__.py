@@ -269,4 +269,4 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     return build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
 
 
-register_method("event", keeps_partial(simulate_event))
+register_method("event", keeps_partial(simulate_event), options=DEFAULTS)
