@@ -115,3 +115,25 @@ def test_redundant_but_consistent_constraints_still_compile_and_run():
     assert np.allclose(r2["h"], r2["y"], atol=1e-12)
     (d,) = r2.redundant_constraints
     assert d.dependent == ("rod", "rod_again")
+
+
+class _TwoSums(md.Component):
+    """A user component whose equations conflict (a + b = x, a + b = x + 1)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        x = self.variable("x", default=1.0)
+        a, b = self.variable("a"), self.variable("b")
+        self.equation(md.der(x) == -a, name="ode")
+        self.equation(a + b == x, name="sum1")
+        self.equation(a + b == x + 1, name="sum2")
+
+
+def test_conflicting_equations_of_a_component_name_the_component():
+    m = md.Model("with_component")
+    m.add(_TwoSums("blk"))
+    with pytest.raises(ModelError) as exc:
+        m.compile()
+    msg = str(exc.value)
+    assert "'blk.sum1', 'blk.sum2'" in msg and "'blk.a', 'blk.b'" in msg
+    assert "component 'blk' (_TwoSums)" in msg

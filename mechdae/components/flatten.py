@@ -52,7 +52,7 @@ def _node_origin(lst):
     kind = cn.kind.lower()
     if len({id(m) for m, _ in lst}) == 1:
         return (f"{kind} '{cn.path}' of {_comp_origin(cn.owner)} is connected to nothing "
-                "(its flow is zero there)")
+                "(its flow is zero there); connect it where its flow has a path")
     names = ", ".join(f"'{m.path}'" for m, _ in lst[:8]) + (" ..." if len(lst) > 8 else "")
     comps = ", ".join(dict.fromkeys(_comp_origin(m.owner) for m, _ in lst[:8]))
     return f"the node of the {kind}s {names} ({comps})"

@@ -245,11 +245,15 @@ def check_at(system, q, u, v, t, pv):
                          "state; check q0 and the parameters")
     bad = _singular(J, blocks)
     if not bad:
-        if key is not None and len(seen) < 64:
-            seen[key] = True
+        if key is not None:
+            from .._threads import LOCK
+            with LOCK:
+                if len(seen) < 64:
+                    seen[key] = True
         return
     P = _describe(system, blocks, bad, J, F0,
-                  "at the initial state (t = %g), though regular at other states" % t,
+                  "at the initial state and parameter values (t = %g), though regular at "
+                  "others" % t,
                   generic=False)
     raise ValueError(f"{system.name}: initialization: the general equations cannot be solved "
                      "at the initial state: " + " | ".join(P) + ". Start from another state "
