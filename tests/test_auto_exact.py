@@ -1,8 +1,8 @@
 """Issue 23 (5): the default method is exact.
 
 ``method="auto"`` used to hand over to Moreau-Jean at every detected accumulation of
-impacts: the README's main job (the bouncing ball through its accumulation point) ended
-2.3 mm from ``method="event"`` around ``t_inf`` and reported no accumulation point, and the
+impacts: the README's main job (the bouncing ball through its accumulation point) was up
+to 1.6 mm from ``method="event"`` around ``t_inf`` and reported no accumulation point, and the
 rocking block's angle history differed from "event". Now "auto" is the event engine
 wherever it can go — the same events, the same states — and hands over to time stepping
 only where the engine cannot go on (its event budget exhausted, a SolverError), saying so:
