@@ -32,3 +32,9 @@ class SolverError(RuntimeError):
 
 class PainleveError(SolverError):
     """The contact problem met during a simulation has no consistent solution."""
+
+
+class EnergyBalanceWarning(UserWarning):
+    """A conservative run's energy ``T + V`` moved far more than its integration
+    tolerance allows (:func:`mechdae.simulate.ledger.watch`): the motion left the physics
+    somewhere; the message gives the time."""

@@ -30,7 +30,7 @@ r"""The energy ledger of a run: where ``E = T + V`` went between the first and l
 """
 import numpy as np
 
-__all__ = ["energy_ledger"]
+__all__ = ["energy_ledger", "watch", "conservative", "BALANCE_FACTOR"]
 
 _TS_KEYS = ("work_impact", "work_contact", "work_friction")
 
@@ -202,3 +202,107 @@ def energy_ledger(res):
                 integration=rest,
                 complete=not why, quadrature=quad, label=label, events=impacts,
                 unexplained=rest)
+
+
+#: a conservative run warns when ``|E(t) - E(t0)|`` exceeds ``BALANCE_FACTOR * rtol`` times
+#: the energy scale (the integrators here hold the energy of the mechanisms of the tests
+#: to 1e-7 relative at ``rtol = 1e-8``, i.e. 10 ``rtol``; the branch switch at a singular
+#: position moved it by 1e-1 to 1e1 relative)
+BALANCE_FACTOR = 1e4
+#: a run starting with a constraint residual above this (``initialize=False`` on purpose)
+#: is not watched: its stabilization changes ``T + V`` by design
+START_RESIDUAL = 1e-8
+
+
+def conservative(system):
+    """Why ``system``'s ``T + V`` is not conserved by its equations (an empty list: it is):
+    contacts, forces, inputs, general equations, energies or constraints depending on
+    time."""
+    import casadi as ca
+    if system is None:
+        return ["no System"]
+    m, d = system.parent, system._d
+    why = list(_unbooked(system))
+    if system.contact_names:
+        why.append("contacts")
+    if m.forces or m.speed_forces or m.power_terms:
+        why.append("forces")
+    if system.w_names:
+        why.append("inputs")
+    if system.m and ca.depends_on(d.phi, d.t):
+        why.append("constraints depending on time")
+    if system.k:
+        psi = getattr(d, "psi", None)
+        if psi is None or ca.depends_on(psi, d.t):
+            why.append("nonholonomic constraints depending on time")
+    return why
+
+
+def _bilateral_work_cumulative(res):
+    """``int_0^t lam^T C u dt`` at the output times (trapezoidal rule); zeros when the
+    multipliers were not recorded."""
+    sysm = res.system
+    t = np.asarray(res.t, float)
+    r = sysm.m + sysm.k
+    if not r or not res.multipliers:
+        return np.zeros(t.size)
+    N = t.size
+    lam = []
+    for name, rows in sysm.holonomic + sysm.nonholonomic:
+        val = res.multipliers.get(name)
+        if val is None:
+            return np.zeros(N)
+        lam.append(np.asarray(val, float).reshape(N, rows))
+    lam = np.hstack(lam)
+    Q, U = np.asarray(res.q, float), np.asarray(res.v, float)
+    P = np.asarray(res.params, float).reshape(-1, 1)
+    _, _, C, _ = sysm.functions["constraints"].map(N)(Q.T, U.T, t[None, :], P)
+    C = np.array(C).reshape(r, N, sysm.nu).transpose(1, 0, 2)
+    power = np.einsum("ni,nij,nj->n", lam, C, U)
+    return np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(t))])
+
+
+def watch(res, rtol):
+    """Warn (:class:`mechdae.errors.EnergyBalanceWarning`) where the energy of a
+    conservative run (:func:`conservative`) leaves ``E(t0)`` by more than
+    ``BALANCE_FACTOR * rtol`` times its scale (the largest of ``|E(t0)|``, the kinetic
+    energy and the swing of the potential energy), the work of the reactions booked (as
+    in :func:`energy_ledger`); ``res.stats["energy_balance_break"]`` holds the first
+    output time where it did. Returns that time or None. A run that starts off its
+    constraints (residual above ``START_RESIDUAL``) is not watched.
+    """
+    import warnings
+    from ..errors import EnergyBalanceWarning
+    if res.energy is None or res.system is None or conservative(res.system):
+        return None
+    E = np.asarray(res.energy, float)
+    if E.size < 2 or not np.all(np.isfinite(E)):
+        return None
+    r0 = [np.max(np.abs(np.asarray(v, float).reshape(E.size, -1)[0]))
+          for v in res.residuals.values()]
+    if r0 and max(r0) > START_RESIDUAL:
+        return None          # started off the constraints (initialize=False): T + V moves
+    # the work of the reactions on a state off the constraints (a perturbed start the
+    # stabilization pulls back) is booked, as in the ledger
+    dev = np.abs(E - E[0] - _bilateral_work_cumulative(res))
+    parts = [abs(E[0])]
+    if res.kinetic is not None:
+        parts.append(float(np.max(np.abs(res.kinetic))))
+    if res.potential is not None:
+        parts.append(float(np.ptp(res.potential)))
+    scale = max(max(parts), 1e-300)
+    limit = BALANCE_FACTOR * float(rtol) * scale
+    bad = np.flatnonzero(dev > limit)
+    if not bad.size:
+        return None
+    k = int(bad[0])
+    t = float(res.t[k])
+    res.stats["energy_balance_break"] = t
+    warnings.warn(
+        f"{res.system.name}: the energy T + V of this conservative model moved by "
+        f"{E[k] - E[0]:+.3g} J by t = {t:.6g} s (between t = {float(res.t[k - 1]):.6g} and "
+        f"{t:.6g}), more than {BALANCE_FACTOR:g} x rtol ({float(rtol):g}) of its scale "
+        f"{scale:.3g} J; the motion left the physics there (a singular position passed on "
+        "the wrong branch, a too loose tolerance): check res.energy_ledger() and tighten "
+        "rtol", EnergyBalanceWarning, stacklevel=3)
+    return t

@@ -21,6 +21,8 @@ from .init import initial_state, project_state
 from .partial import attach, finite_prefix
 from .result import Result
 from . import redundancy as _redundancy
+from . import singular as _singular
+from . import ledger as _ledger
 
 __all__ = ["simulate_smooth", "integrator_dae", "ode_function", "ode_library",
            "stabilization_matrices"]
@@ -437,9 +439,35 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
             X = np.hstack(cols + [f.X])
             raise fail(f.exc, ts[:X.shape[1]], X, f.stats) from f.exc
         X = np.hstack(cols)
+    crossings = []
+    if proj is None and x0.size and system.m + system.k:
+        X, crossings = _through_singular(system, specs, ts, X, pv, H, K, wc, method, rtol,
+                                         atol, opts, compiled, stats, fail)
     res = postprocess(system, ts, X, pv, specs, H, K, finish_stats(stats), init_report)
+    _singular.report(res, crossings)
+    _ledger.watch(res, rtol)
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res
+
+
+def _through_singular(system, specs, ts, X, pv, H, K, wc, method, rtol, atol, opts, compiled,
+                      stats, fail):
+    """``X`` with the stretches after each singular position of the constraints taken up
+    again on the physical branch (:mod:`mechdae.simulate.singular`); the solver counts of
+    the extra integrations are added to ``stats``. Returns ``(X, crossings)``."""
+    def integrate_grid(x, a, times):
+        T = times[-1] - a
+        Xc, st = _integrate_grid(system, specs, (times - a) / T, x,
+                                 _pack(system, a, T, pv, H, K, wc), method, rtol, atol, opts,
+                                 compiled, cache=False)
+        _add_stats(stats, st)
+        return Xc
+
+    try:
+        return _singular.pass_singular_positions(system, specs, ts, X, pv, H, K, wc,
+                                                 compiled, integrate_grid)
+    except _singular.Failed as f:
+        raise fail(f.exc, ts[:f.k + 1], f.X[:, :f.k + 1], stats) from f.exc
 
 
 def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, proj, init_report,

@@ -1,0 +1,423 @@
+r"""Passing singular positions of a mechanism on its physical branch.
+
+Why the stabilized index-1 form leaves the branch
+-------------------------------------------------
+At a singular position the constraint Jacobian ``C`` loses rank: a left null vector
+``n`` (``n^T C = 0``) appears, and near it the smallest singular value of ``C`` is
+``sigma ~ k s`` (``s``: distance along the motion to the singular position; for a
+parallelogram four-bar ``s = theta``, the cranks' angle from the ground line). The
+combination ``phi_n = n^T phi`` of the constraints is then, in the branch coordinate ``s``
+and the deviation ``d`` from the branch (a parallelogram: the difference of two cranks'
+angles),
+
+    phi_n = a s d + b d^2 + ...,      a, b != 0,
+
+a saddle: its zero set is the physical branch ``d = 0`` and the other branch
+``d = -a s / b``, crossing at ``s = 0``. The index-1 form enforces
+``phi'' = H phi + K phi'`` exactly (the multipliers along ``n`` are the component
+``rhs_n / sigma`` of the solve ``S lam = rhs``, :mod:`mechdae.symbolic.linalg`): it keeps the
+state on a *level set* ``phi_n = e`` of the residual, where ``e`` is what integration left
+(measured: ``e ~ 2e-8`` at ``rtol = 1e-8``; the Baumgarte feedback (10/s by default)
+moves ``e`` over 0.1 s, the crossing takes microseconds). On that level set
+``d = e / (a s)``: the deviation grows like ``1/s`` and its rate like ``1/s^2`` as the
+singular position comes near (measured on the four-bar at 8 rad/s: 4e-8 rad at
+``s = -0.07``, 1.3e-6 at ``s = -2e-3``), and the level set ``a s d + b d^2 = e`` is a
+hyperbola whose arms join each half of the physical branch to a half of the *other*
+branch, turning within ``|s| ~ sqrt(|e| / |b|)``. The exact solution of the stabilized
+form therefore switches branch at every crossing (measured: the crank-angle difference
+jumps to a rate of -16 rad/s within one 0.5 ms output step); it stays on the physical
+branch only when the integrator happens to step over the turn. Tighter tolerances make
+``e`` and the turn smaller but do not remove it (``rtol = 1e-11``: the branch is lost at
+the same crossing), larger Baumgarte gains make a step over more likely (no cure), and
+the Tikhonov regularization of the solve matters only for ``sigma < 1e-8 trace(S)``,
+far inside the turn. The physical motion is the smooth one: the velocity is continuous
+through the singular position and ``e = 0``.
+
+The remedy
+----------
+A singular position is found between output points by the sign change of the signed
+smallest singular value ``g(t) = n_i^T C(t) v_i`` (``n_i, v_i``: the singular vectors of
+the smallest nonzero singular value at the output before). The run is taken up again from
+that output point:
+
+1. integrate (cvodes, as the rest of the run) to ``t_a`` where ``g = SIGMA_C |C|``: far
+   enough from the singular position that the level-set deviation ``e / (a s)`` is far
+   below the distance ``a s / b`` of the other branch;
+2. remove the residual there: Gauss-Newton onto ``phi = 0`` (minimum norm) and the speeds
+   onto ``C u + c_t = 0`` in the metric of ``M`` (``e = 0`` up to rounding);
+3. cross the window ``|g| < SIGMA_C |C|`` with fixed classical Runge-Kutta steps (32 per
+   window, ``t*`` estimated by the secant of ``g``): a smooth one-step method continues the
+   smooth solution (its local error ~1e-13 makes a turn of width ``sqrt(1e-13)`` that no
+   step resolves), stopping where ``g`` has reached ``-max(g(t_a), SIGMA_C |C|)``;
+4. project again (the nearest point is on the physical branch: the other branch is
+   ``SIGMA_C``-far) and continue with cvodes.
+
+The singular time ``t*`` is where ``g`` changes sign between two Runge-Kutta steps
+(linear interpolation): it is reported in ``Result.stats`` (``rank_drops``,
+``rank_drop_times``, ``singular_positions``), in :attr:`Result.redundant_constraints`
+and as a ``"rank_drop"`` event.
+"""
+import numpy as np
+
+__all__ = ["SIGMA_C", "pass_singular_positions"]
+
+#: relative size of the smallest nonzero singular value of C below which the run crosses
+#: with the projected Runge-Kutta window (see the module docstring)
+SIGMA_C = 2e-2
+RANK_TOL = 1e-9         # relative singular value counted as zero (as System.constraint_rank)
+RK_STEPS = 32           # Runge-Kutta steps per estimated window
+
+
+class Failed(Exception):
+    """An integration after a singular position failed; ``X[:, :k + 1]`` are final."""
+
+    def __init__(self, exc, X, k):
+        super().__init__(str(exc))
+        self.exc, self.X, self.k = exc, X, k
+
+
+class _Tools:
+    """Numeric right-hand side, constraint Jacobian and projections of one run."""
+
+    def __init__(self, system, specs, pv, H, K, wc, compiled):
+        from .smooth import ode_function, _pack
+        self.s = system
+        self.pv = pv
+        self.f, _ = ode_function(system, specs, compiled)
+        self.P = lambda t: _pack(system, t, 1.0, pv, H, K, wc)
+        self.nq, self.nu = system.nq, system.nu
+        self.F = system.functions
+
+    def rhs(self, x, t):
+        return np.array(self.f(x, 0.0, self.P(t))).ravel()
+
+    def C(self, x, t):
+        q, u = x[:self.nq], x[self.nq:self.nq + self.nu]
+        return np.array(self.F["constraints"](q, u, t, self.pv)[2])
+
+    def project(self, x, t):
+        """``x`` with ``q`` on ``phi = 0`` (Gauss-Newton, minimum norm) and ``u`` on the
+        velocity constraints (minimum kinetic-energy change)."""
+        from .init import _gauss_newton
+        nq, nu = self.nq, self.nu
+        x = np.array(x, float)
+        q = x[:nq]
+        if self.s.m:
+            q, _, _ = _gauss_newton(self.s, q, t, self.pv, np.ones(nq), 1e-14, 20)
+        u = x[nq:nq + nu]
+        _, zc, C, _ = self.F["constraints"](q, u, t, self.pv)
+        zc, C = np.array(zc).ravel(), np.array(C)
+        M = np.array(self.F["M"](q, self.pv))
+        MiCt = np.linalg.solve(M, C.T)
+        S = C @ MiCt
+        u = u - MiCt @ (np.linalg.pinv(S, rcond=1e-12, hermitian=True) @ zc)
+        x[:nq], x[nq:nq + nu] = q, u
+        return x
+
+    def rk4(self, x, t, h):
+        k1 = self.rhs(x, t)
+        k2 = self.rhs(x + 0.5 * h * k1, t + 0.5 * h)
+        k3 = self.rhs(x + 0.5 * h * k2, t + 0.5 * h)
+        k4 = self.rhs(x + h * k3, t + h)
+        return x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def _smallest_pair(C):
+    """``(n, v, sigma, sigma_max, rank)`` of the smallest nonzero singular value of C."""
+    U, s, Vt = np.linalg.svd(C)
+    if not s.size or s[0] <= 0:
+        return None
+    rank = int(np.sum(s > RANK_TOL * s[0]))
+    k = rank - 1
+    return U[:, k], Vt[k], s[k], s[0], rank
+
+
+def find_crossing(Cs, first=0):
+    """Index ``i >= first`` of the first output interval ``[i, i + 1]`` over which the
+    signed smallest nonzero singular value of ``C`` changes sign (None if none).
+
+    ``Cs``: (N, r, n_u) constraint Jacobians at the output points.
+    """
+    for i in range(first, Cs.shape[0] - 1):
+        pr = _smallest_pair(Cs[i])
+        if pr is None:
+            continue
+        n, v, sig, smax, _ = pr
+        if sig <= 10 * RANK_TOL * smax:      # at the singular position already
+            continue
+        if n @ Cs[i + 1] @ v < 0.0:
+            return i
+    return None
+
+
+def _failures():
+    from .smooth import _Failed
+    return (_Failed, RuntimeError)
+
+
+def _rate(tools, x, t, idx, span):
+    """``d sigma / dt`` along the motion (forward difference along the right-hand side)."""
+    eps = 1e-7 * span
+    return (_sigma(tools, x + eps * tools.rhs(x, t), t + eps, idx)
+            - _sigma(tools, x, t, idx)) / eps
+
+
+def _sigma(tools, x, t, idx):
+    """Singular value ``idx`` (descending) of ``C`` at ``(x, t)``."""
+    return float(np.linalg.svd(tools.C(x, t), compute_uv=False)[idx])
+
+
+def _hermite(x0, x1, f0, f1, t0, t1, t):
+    """Cubic Hermite interpolation of the state between two steps."""
+    h = t1 - t0
+    w = (t - t0) / h
+    return ((1 + 2 * w) * (1 - w) ** 2 * x0 + w * (1 - w) ** 2 * h * f0
+            + w * w * (3 - 2 * w) * x1 - w * w * (1 - w) * h * f1)
+
+
+def _golden(f, a, b, tol):
+    """``(x, f(x))`` at the minimum of a unimodal ``f`` on ``[a, b]`` (golden section)."""
+    c = 0.5 * (3.0 - 5.0 ** 0.5)
+    x1, x2 = a + c * (b - a), b - c * (b - a)
+    f1, f2 = f(x1), f(x2)
+    while b - a > tol:
+        if f1 <= f2:
+            b, x2, f2 = x2, x1, f1
+            x1 = a + c * (b - a)
+            f1 = f(x1)
+        else:
+            a, x1, f1 = x1, x2, f2
+            x2 = b - c * (b - a)
+            f2 = f(x2)
+    return (x1, f1) if f1 <= f2 else (x2, f2)
+
+
+def _vertex(tools, idx, nodes, s_near):
+    """``(t*, C(t*))`` where singular value ``idx`` of ``C`` has its minimum along the
+    cubic Hermite interpolant of the last two steps (``nodes``: ``(t, x, f)``), or
+    ``(None, None)`` when that minimum is not near zero (a near miss)."""
+    best = (np.inf, None, None)
+    for a, b in zip(nodes[:-1], nodes[1:]):
+        if a is None:
+            continue
+        (t0, x0, f0), (t1, x1, f1) = a, b
+
+        def sig(t):
+            return float(np.linalg.svd(tools.C(_hermite(x0, x1, f0, f1, t0, t1, t), t),
+                                       compute_uv=False)[idx])
+        r = _golden(sig, t0, t1, 1e-9 * (t1 - t0))
+        if r[1] < best[0]:
+            best = (r[1], r[0], tools.C(_hermite(x0, x1, f0, f1, t0, t1, r[0]), r[0]))
+    if best[0] < 0.05 * s_near:
+        return best[1], best[2]
+    return None, None
+
+
+def cross(tools, integrate, ti, xi, outs, scale, t_min=None):
+    """Pass the next singular position after ``ti`` from the state ``xi`` there.
+
+    ``integrate(x, t0, t1)``: cvodes from ``(t0, x)`` to ``t1``. ``outs``: the output
+    times after ``ti``; the states of those passed are returned. ``scale``: the size of
+    ``C`` away from singular positions (largest ``|C|`` of the outputs around): the
+    window is ``|g| < SIGMA_C scale``; it does not end before ``t_min`` (the output after
+    the sign change of ``g`` was seen).
+
+    Returns
+    -------
+    (t_b, x_b, out_states, t_star, rank_at, rank_before, C_star)
+        ``t_b`` the window's end, its projected state, ``{t_out: x}`` for the output
+        times passed, the singular time (None if ``g`` did not change sign), the ranks of
+        ``C`` at ``t*`` and before, and ``C`` at ``t*``.
+    """
+    _, _, sig, smax, rank0 = _smallest_pair(tools.C(xi, ti))
+    idx = rank0 - 1                      # the singular value that goes through zero
+    target = SIGMA_C * max(smax, scale)
+    span = outs[0] - ti
+    out_states = {}
+    pending = list(outs)
+    # 1. the window's start t_a: Newton on sigma(t) = 1.5 SIGMA_C |C| along cvodes from
+    #    (ti, xi), never integrating past the singular position (cvodes may not pass
+    #    it), recording the outputs passed
+    ta, xa, sa = ti, xi, sig
+    for _ in range(16):
+        rate = _rate(tools, xa, ta, idx, span)
+        if sa < 3 * target or rate >= 0 or not pending:
+            break
+        tc = min(ta + (sa - 1.5 * target) / -rate, pending[0])
+        for _ in range(6):
+            try:
+                xc = integrate(xa, ta, tc)
+                sc = _sigma(tools, xc, tc, idx)
+                if _rate(tools, xc, tc, idx, span) >= 0:
+                    sc = -np.inf             # past the singular position
+            except _failures():
+                sc = -np.inf
+            if sc >= 0.5 * target:
+                break
+            tc = ta + 0.5 * (tc - ta)            # overshot: halve the step
+        else:
+            break
+        ta, xa, sa = tc, xc, sc
+        if ta == pending[0]:
+            out_states[ta] = xa
+            pending.pop(0)
+    xa = tools.project(xa, ta)
+    sa = _sigma(tools, xa, ta, idx)
+    slope = max(-_rate(tools, xa, ta, idx, span), 1e-300)
+    half = max(sa, target) / slope
+    if pending:
+        half = min(half, 4 * (pending[-1] - ta))
+    h = 2.0 * half / RK_STEPS
+    # 2. the Runge-Kutta window; the outputs it passes by cubic Hermite interpolation
+    t, x, sg, f = ta, xa, sa, tools.rhs(xa, ta)
+    t_star, C_star, s_prev, h_prev, passed, prev = None, None, np.inf, h, False, None
+    t_end = outs[-1]
+    for k in range(64 * RK_STEPS):
+        if t >= t_end:                   # the end of the run
+            break
+        if k and k % (2 * RK_STEPS) == 0:
+            h *= 2.0                     # the crossing is farther than estimated
+        step = h
+        if not passed and s_prev > sg:
+            # no stage near the singular position (the multipliers are singular there):
+            # t* a quarter or three quarters into the step
+            tau = sg * h_prev / (s_prev - sg)
+            if tau < 1.5 * h:
+                step = 4 * tau if tau <= 0.5 * h else 4 * tau / 3
+        t1 = min(t + step, t_end)
+        x1 = tools.rk4(x, t, t1 - t)
+        f1 = tools.rhs(x1, t1)
+        s1 = _sigma(tools, x1, t1, idx)
+        while pending and pending[0] <= t1:
+            out_states[pending[0]] = _hermite(x, x1, f, f1, t, t1, pending[0])
+            pending.pop(0)
+        if not passed and s1 > sg and s_prev > sg:
+            # sigma turned: through zero (a singular position) or a near miss
+            passed = True
+            t_star, C_star = _vertex(tools, idx, [prev, (t, x, f), (t1, x1, f1)],
+                                     min(sg, s1))
+        s_prev, h_prev, prev = sg, t1 - t, (t, x, f)
+        t, x, sg, f = t1, x1, s1, f1
+        if passed and sg >= max(sa, target) and t >= (t_min or t):
+            break
+        if not passed and t >= (t_min or np.inf) and sg > target and sg > s_prev:
+            break                        # sigma grows again: no singular position here
+    x = tools.project(x, t)
+    rank_at = rank0
+    if C_star is not None:
+        # the singular values through zero at t* (interpolation error ~ h^4)
+        sv = np.linalg.svd(C_star, compute_uv=False)
+        rank_at = int(np.sum(sv > 1e-4 * max(scale, smax)))
+    return t, x, out_states, t_star, rank_at, rank0, C_star
+
+
+def pass_singular_positions(system, specs, ts, X, pv, H, K, wc, compiled, integrate_grid):
+    """Re-run the stretches of ``X`` (nx, N) at ``ts`` after each singular position.
+
+    ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``, states at ``times``
+    (nx, len). Returns ``(X, crossings)`` with ``crossings`` a list of dicts ``t``,
+    ``rank``, ``rows``, ``rank_before``, ``C`` (the constraint Jacobian at ``t``).
+    After a singular position the run goes on in chunks of about twice the stretch
+    before it (mechanisms pass them periodically), then to the end.
+
+    Raises
+    ------
+    Failed
+        An integration failed; the outputs up to ``k`` are final.
+    """
+    if not system.m + system.k or X.shape[1] < 2:
+        return X, []
+    tools = _Tools(system, specs, pv, H, K, wc, compiled)
+    X = X.copy()
+    crossings = []
+    span = (0, ts.size - 1)          # X[:, first:end + 1] integrated, not yet checked
+    while span is not None:
+        try:
+            span = _next(tools, integrate_grid, ts, X, span, crossings)
+        except _failures() as exc:
+            raise Failed(getattr(exc, "exc", exc), X, span[0]) from exc
+    return X, crossings
+
+
+def _next(tools, integrate_grid, ts, X, span, crossings):
+    """Check ``X[:, first:end + 1]`` for a singular position, pass the first one and
+    integrate on (``X`` is updated in place); the next span to check, None at the end."""
+    first, end = span
+    last = ts.size - 1
+    Cs = _jacobians(tools.s, ts[first:end + 1], X[:, first:end + 1], tools.pv)
+    i = find_crossing(Cs)
+    if i is None:
+        if end >= last:
+            return None
+        X[:, end + 1:] = integrate_grid(X[:, end], ts[end], ts[end + 1:])
+        return end, last
+    scale = float(np.max(np.linalg.norm(Cs, ord=2, axis=(1, 2))))
+    # the window starts from the last output far enough from the singular position
+    k = i
+    while k > 0:
+        pr = _smallest_pair(Cs[k])
+        if pr is None or pr[2] >= 3 * SIGMA_C * scale:
+            break
+        k -= 1
+    i, k = i + first, k + first
+    tb, xb, states, t_star, rank_at, rank0, C_star = cross(
+        tools, lambda x, a, b: integrate_grid(x, a, np.array([b]))[:, -1],
+        ts[k], X[:, k], ts[k + 1:], scale, ts[i + 1])
+    if t_star is not None:
+        crossings.append(dict(t=t_star, rank=rank_at, rows=tools.s.m + tools.s.k,
+                              rank_before=rank0, C=C_star, interval=i))
+    j = k
+    for to, xo in states.items():
+        j = int(np.searchsorted(ts, to))
+        X[:, j] = xo
+    if j >= last:
+        return None
+    prev = crossings[-2]["interval"] if len(crossings) > 1 else 0
+    end = min(last, j + max(8, 2 * (i - prev)))
+    X[:, j + 1:end + 1] = integrate_grid(xb, tb, ts[j + 1:end + 1])
+    return j, end
+
+
+def _jacobians(system, ts, X, pv):
+    """Constraint Jacobians C (N, r, n_u) at the output points."""
+    from ..codegen import map_call
+    nq, nu = system.nq, system.nu
+    N = ts.size
+    r = system.m + system.k
+    out = map_call(system.functions["constraints"], N,
+                   [X[:nq], X[nq:nq + nu], ts[None, :], pv], (3,))
+    return out[2].T.reshape(N, nu, r).transpose(0, 2, 1)
+
+
+def report(res, crossings):
+    """Add the singular positions passed between output points to ``res``.
+
+    ``stats["singular_positions"]``: their times; ``rank_drops`` / ``rank_drop_times``
+    count and list them with the output samples of lower rank;
+    ``min_constraint_rank``; a :class:`~mechdae.simulate.redundancy.RankDrop` each in
+    ``rank_drop_constraints`` (:attr:`Result.redundant_constraints`: the constraints of
+    the dependency at that instant) and a ``"rank_drop"`` event each (``extra``: ``rank``,
+    ``rows``, ``dependent``).
+    """
+    if not crossings:
+        return
+    from .result import Event
+    from . import redundancy
+    st = res.stats
+    labels = redundancy.row_labels(res.system)
+    times = [c["t"] for c in crossings]
+    st["singular_positions"] = times[:100]
+    st["rank_drop_times"] = sorted(set(st.get("rank_drop_times", [])) | set(times))[:100]
+    st["rank_drops"] = int(st.get("rank_drops", 0)) + len(times)
+    st["min_constraint_rank"] = min([st.get("min_constraint_rank", crossings[0]["rank"])]
+                                    + [c["rank"] for c in crossings])
+    recs = list(st.get("rank_drop_constraints", []))
+    for c in crossings:
+        rd = redundancy.rank_drop_records(c["C"][None], np.array([c["t"]]), labels,
+                                          rank=np.array([c["rank"]]))
+        dep = list(rd[0].dependent) if rd else []
+        recs.extend(d.as_dict() for d in rd)
+        res.events.append(Event(c["t"], None, "rank_drop", rank=c["rank"], rows=c["rows"],
+                                dependent=dep))
+    st["rank_drop_constraints"] = sorted(recs, key=lambda d: d["t_start"])[:100]
+    res.events.sort(key=lambda e: e.t)
