@@ -34,6 +34,12 @@ class PainleveError(SolverError):
     """The contact problem met during a simulation has no consistent solution."""
 
 
+class ModelWarning(UserWarning):
+    """A model compiles and its motion is determined, but a part of it is very likely not
+    what was meant (an electrical pin connected to nothing); the message names it and the
+    fix."""
+
+
 class EnergyBalanceWarning(UserWarning):
     """A conservative run's energy ``T + V`` moved far more than its integration
     tolerance allows (:func:`mechdae.simulate.ledger.watch`): the motion left the physics

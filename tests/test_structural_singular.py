@@ -47,13 +47,19 @@ def test_open_pins_of_a_grounded_capacitor_and_resistor_are_well_posed():
     # The story's circuit: C and R each between ground and a pin connected to nothing.
     # An unconnected flow is zero (Modelica), so no current flows: the capacitor keeps its
     # charge (C.v = v0, the open pin's potential with it) and the resistor carries
-    # nothing. One equation per unknown, Jacobian regular: accepted, as Modelica does.
+    # nothing. One equation per unknown, Jacobian regular: accepted, as Modelica does, but
+    # an open pin is almost always a missing connect: a ModelWarning names both pins.
     m = md.Model("open_pins")
     C = m.add(el.Capacitor("C", C=1e-3, v=2.0))
     R = m.add(el.Resistor("R", R=10.0))
     g = m.add(el.Ground("gnd"))
     m.connect(C.n, R.n, g.p)
-    res = m.compile().simulate(1.0)
+    with pytest.warns(md.ModelWarning) as rec:
+        sys_ = m.compile()
+    msg = str(rec[0].message)
+    assert "pins 'C.p' (Capacitor 'C'), 'R.p' (Resistor 'R') are connected to nothing" in msg
+    assert "connect each pin" in msg
+    res = sys_.simulate(1.0)
     assert np.allclose(res["C.v"], 2.0, atol=1e-12) and np.allclose(res["C.p.v"], 2.0)
     assert np.allclose(res["R.i"], 0.0) and np.allclose(res["C.i"], 0.0)
 
@@ -67,7 +73,7 @@ def test_current_source_into_an_open_pin_names_the_pin_and_component():
     g = m.add(el.Ground("gnd"))
     m.connect(src.n, R.n, g.p)
     m.connect(R.p, g.p)
-    with pytest.raises(ModelError) as exc:
+    with pytest.raises(ModelError) as exc, pytest.warns(md.ModelWarning, match="'src.p'"):
         m.compile()
     msg = str(exc.value)
     assert "'node src.p.v'" in msg and "'src.p.v'" in msg

@@ -34,7 +34,7 @@ from ._graph import INDETERMINATE as _INDET, UNKNOWN as _UNKNOWN, Subst as _Subs
 from ._graph import add_contact, hashes as _hashes
 from .core import TIME
 from .eliminate import choose_eliminations, reaction_multipliers
-from .nodes import check_references, resolve_nodes
+from .nodes import check_references, resolve_nodes, warn_open_pins
 from .network1d import flatten_network
 from .tree import flatten_tree
 
@@ -125,6 +125,7 @@ def flatten(model):
             S.set(der(cn.potential_syms[i]), r)
 
     check_references(N, comps, P)
+    warn_open_pins(N, model)
     loose = {}
     for root in general_roots:
         for cn, i in members[root]:

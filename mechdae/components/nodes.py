@@ -5,13 +5,15 @@ every group of nodes has something that fixes its potentials.
 See :mod:`.flatten` for the whole procedure.
 """
 import heapq
+import warnings
 from collections import defaultdict
 
 import casadi as ca
 
+from ..errors import ModelWarning
 from ._graph import UnionFind as _UF, hashes as _hashes
 
-__all__ = ["resolve_nodes", "check_references"]
+__all__ = ["resolve_nodes", "check_references", "warn_open_pins"]
 
 
 class Nodes:
@@ -243,6 +245,34 @@ def resolve_nodes(model, comps, conns, connections, coord_phs, general, P):
     N.defined_roots, N.primary, N.secondary, N.rels = defined_roots, primary, secondary, rels
     N.general_roots, N.n_general_nodes = general_roots, n_general_nodes
     return N
+
+
+def warn_open_pins(N, model):
+    """Warn (:class:`mechdae.errors.ModelWarning`) for each connector that needs a
+    reference potential (an electrical pin) and is connected to nothing.
+
+    The model is still determined -- an unconnected flow is zero (Modelica's rule), so the
+    component carries no current: a capacitor keeps its start voltage, a resistor drops
+    none -- but a circuit element with an open pin is almost always a missing
+    ``connect``. Mechanical flanges and frames are left alone: a free end is common there.
+    """
+    open_ = [cn for lst in N.members.values()
+             if len({id(m) for m, _ in lst}) == 1 and lst[0][0].needs_reference
+             for cn in (lst[0][0],)]
+    if not open_:
+        return
+    by_comp = defaultdict(list)
+    for cn in open_:
+        by_comp[cn.owner].append(cn)
+    lines = [f"'{cn.path}' ({type(c).__name__} '{c.path}')" for c, cns in by_comp.items()
+             for cn in cns]
+    more = " ..." if len(lines) > 8 else ""
+    warnings.warn(
+        f"model '{model.name}': {'pin' if len(lines) == 1 else 'pins'} "
+        f"{', '.join(lines[:8])}{more} {'is' if len(lines) == 1 else 'are'} connected to "
+        "nothing: an open pin carries no current, so the component's current is zero (a "
+        "capacitor keeps its start voltage, a resistor drops no voltage); connect each pin "
+        "where its current has a path, or remove the component", ModelWarning, stacklevel=4)
 
 
 def check_references(N, comps, P):
