@@ -311,46 +311,70 @@ def cross(tools, integrate, ti, xi, outs, scale, t_min=None):
     return t, x, out_states, t_star, rank_at, rank0, C_star
 
 
-def pass_singular_positions(system, specs, ts, X, pv, H, K, wc, compiled, integrate_grid):
-    """Re-run the stretches of ``X`` (nx, N) at ``ts`` after each singular position.
+#: output points of the first chunk; later chunks double (powers of two: the scaled grids
+#: of the integrators repeat and are cached)
+FIRST_CHUNK = 32
 
-    ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``, states at ``times``
-    (nx, len). Returns ``(X, crossings)`` with ``crossings`` a list of dicts ``t``,
-    ``rank``, ``rows``, ``rank_before``, ``C`` (the constraint Jacobian at ``t``).
-    After a singular position the run goes on in chunks of about twice the stretch
-    before it (mechanisms pass them periodically), then to the end.
+
+def _pow2(n):
+    return 1 << max(3, int(n - 1).bit_length())
+
+
+def pass_singular_positions(system, specs, ts, X, x0, pv, H, K, wc, compiled,
+                            integrate_grid):
+    """States at ``ts`` with each singular position passed on the physical branch.
+
+    ``X`` (nx, N): a run at ``ts`` to check, or None: integrated here from ``x0`` in
+    chunks of ``FIRST_CHUNK`` output points, doubling while no singular position comes
+    (a run that leaves the branch becomes stiff and slow: it is not integrated past the
+    first crossing). ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``,
+    states at ``times`` (nx, len). After a singular position the run goes on in
+    chunks of about twice the stretch before it (mechanisms pass them periodically).
+
+    Returns
+    -------
+    (X, crossings)
+        ``crossings``: dicts ``t``, ``rank``, ``rows``, ``rank_before``, ``C`` (the
+        constraint Jacobian at ``t``; ``t`` None for a near miss, not reported).
 
     Raises
     ------
     Failed
         An integration failed; the outputs up to ``k`` are final.
     """
-    if not system.m + system.k or X.shape[1] < 2:
-        return X, []
     tools = _Tools(system, specs, pv, H, K, wc, compiled)
-    X = X.copy()
     crossings = []
-    span = (0, ts.size - 1)          # X[:, first:end + 1] integrated, not yet checked
+    last = ts.size - 1
+    if X is None:
+        X = np.full((x0.size, ts.size), np.nan)
+        X[:, 0] = x0
+        span = (0, 0, FIRST_CHUNK)
+    else:
+        X = X.copy()
+        span = (0, last, 0)          # X[:, first:end + 1] integrated, not yet checked
     while span is not None:
         try:
-            span = _next(tools, integrate_grid, ts, X, span, crossings)
+            first, end, n = span
+            if end == first:         # integrate the next chunk of n outputs
+                end = min(last, first + _pow2(n))
+                X[:, first + 1:end + 1] = integrate_grid(X[:, first], ts[first],
+                                                         ts[first + 1:end + 1])
+            span = _next(tools, integrate_grid, ts, X, (first, end), crossings)
         except _failures() as exc:
             raise Failed(getattr(exc, "exc", exc), X, span[0]) from exc
     return X, crossings
 
 
 def _next(tools, integrate_grid, ts, X, span, crossings):
-    """Check ``X[:, first:end + 1]`` for a singular position, pass the first one and
-    integrate on (``X`` is updated in place); the next span to check, None at the end."""
+    """Check ``X[:, first:end + 1]`` for a singular position and pass the first one
+    (``X`` is updated in place); the next span ``(j, j)`` to integrate from output ``j``,
+    None at the end."""
     first, end = span
     last = ts.size - 1
     Cs = _jacobians(tools.s, ts[first:end + 1], X[:, first:end + 1], tools.pv)
     i = find_crossing(Cs)
-    if i is None:
-        if end >= last:
-            return None
-        X[:, end + 1:] = integrate_grid(X[:, end], ts[end], ts[end + 1:])
-        return end, last
+    if i is None:            # the next chunk twice as long
+        return None if end >= last else (end, end, 2 * max(end - first, FIRST_CHUNK // 2))
     scale = float(np.max(np.linalg.norm(Cs, ord=2, axis=(1, 2))))
     # the window starts from the last output far enough from the singular position
     k = i
@@ -363,19 +387,19 @@ def _next(tools, integrate_grid, ts, X, span, crossings):
     tb, xb, states, t_star, rank_at, rank0, C_star = cross(
         tools, lambda x, a, b: integrate_grid(x, a, np.array([b]))[:, -1],
         ts[k], X[:, k], ts[k + 1:], scale, ts[i + 1])
-    if t_star is not None:
-        crossings.append(dict(t=t_star, rank=rank_at, rows=tools.s.m + tools.s.k,
-                              rank_before=rank0, C=C_star, interval=i))
+    crossings.append(dict(t=t_star, rank=rank_at, rows=tools.s.m + tools.s.k,
+                          rank_before=rank0, C=C_star, interval=i))
     j = k
     for to, xo in states.items():
         j = int(np.searchsorted(ts, to))
         X[:, j] = xo
     if j >= last:
         return None
-    prev = crossings[-2]["interval"] if len(crossings) > 1 else 0
-    end = min(last, j + max(8, 2 * (i - prev)))
-    X[:, j + 1:end + 1] = integrate_grid(xb, tb, ts[j + 1:end + 1])
-    return j, end
+    # on from the window's end to the next output
+    X[:, j + 1] = integrate_grid(xb, tb, ts[j + 1:j + 2])[:, -1]
+    # then a chunk of twice the stretch between the last two singular positions
+    gap = i - crossings[-2]["interval"] if len(crossings) > 1 else i
+    return j + 1, j + 1, max(2 * gap, 8)
 
 
 def _jacobians(system, ts, X, pv):
@@ -399,6 +423,7 @@ def report(res, crossings):
     the dependency at that instant) and a ``"rank_drop"`` event each (``extra``: ``rank``,
     ``rows``, ``dependent``).
     """
+    crossings = [c for c in crossings if c["t"] is not None]
     if not crossings:
         return
     from .result import Event
