@@ -35,27 +35,47 @@ through the singular position and ``e = 0``.
 
 The remedy
 ----------
-A singular position is found between output points by the sign change of the signed
-smallest singular value ``g(t) = n_i^T C(t) v_i`` (``n_i, v_i``: the singular vectors of
-the smallest nonzero singular value at the output before). The run is taken up again from
-that output point:
+The run is integrated in chunks of output points (the first ``FIRST_CHUNK``, doubling;
+after a singular position twice the stretch between the last two), each checked before
+the next: a run that left the branch turns stiff and slow (the 10-loop chain: 27 s for
+5 s of motion), so nothing is integrated past a crossing before it is passed. A singular
+position is found between two output points by the sign change of the signed smallest
+nonzero singular value ``g(t) = n_i^T C(t) v_i`` (``n_i, v_i``: its singular vectors at
+the output before). The run is taken up again from the last output where that singular
+value ``sigma`` is above ``3 SIGMA_C`` times its largest value at the outputs so far
+(``sigma_max``; ``|C|`` would do for one loop, but ``sigma / |C| ~ 1 / n`` for a chain
+of ``n`` loops at any position):
 
-1. integrate (cvodes, as the rest of the run) to ``t_a`` where ``g = SIGMA_C |C|``: far
-   enough from the singular position that the level-set deviation ``e / (a s)`` is far
-   below the distance ``a s / b`` of the other branch;
-2. remove the residual there: Gauss-Newton onto ``phi = 0`` (minimum norm) and the speeds
-   onto ``C u + c_t = 0`` in the metric of ``M`` (``e = 0`` up to rounding);
-3. cross the window ``|g| < SIGMA_C |C|`` with fixed classical Runge-Kutta steps (32 per
-   window, ``t*`` estimated by the secant of ``g``): a smooth one-step method continues the
-   smooth solution (its local error ~1e-13 makes a turn of width ``sqrt(1e-13)`` that no
-   step resolves), stopping where ``g`` has reached ``-max(g(t_a), SIGMA_C |C|)``;
+1. integrate (cvodes, as the rest of the run) to ``t_a`` where
+   ``sigma = 1.5 SIGMA_C sigma_max``
+   (Newton on ``sigma(t)``, never past the singular position): there the level-set
+   deviation ``e / (a s)`` is far below the distance ``a s / b`` of the other branch;
+2. remove the residual: Gauss-Newton onto ``phi = 0`` (minimum norm) and the speeds onto
+   ``C u + c_t = 0`` in the metric of ``M`` (``e = 0`` up to rounding);
+3. cross the window with classical Runge-Kutta steps (``RK_STEPS`` per estimated window):
+   a smooth one-step method continues the smooth solution (its local error, ~1e-13, makes
+   a turn of width ~3e-7 that no step resolves). No stage may come near the singular
+   position (the multipliers are singular there: a stage within 1e-5 s of it moved the
+   energy by 4 J): from the secant of ``sigma`` the step is cut so that ``t*`` lies a
+   quarter or three quarters into it. The window ends where ``sigma`` is back above
+   ``max(sigma(t_a), SIGMA_C sigma_max)``; output points inside it are cubic Hermite
+   interpolants;
 4. project again (the nearest point is on the physical branch: the other branch is
    ``SIGMA_C``-far) and continue with cvodes.
 
-The singular time ``t*`` is where ``g`` changes sign between two Runge-Kutta steps
-(linear interpolation): it is reported in ``Result.stats`` (``rank_drops``,
-``rank_drop_times``, ``singular_positions``), in :attr:`Result.redundant_constraints`
-and as a ``"rank_drop"`` event.
+The singular time ``t*`` is the minimum of ``sigma`` along the Hermite interpolant of
+the two steps around it (golden section); a minimum not near zero (below 5 % of the
+neighbours) is a near miss and not reported. ``t*`` is reported in ``Result.stats``
+(``rank_drops``, ``rank_drop_times``, ``singular_positions``, ``min_constraint_rank``),
+in :attr:`Result.redundant_constraints` (the dependent rows at ``t*``) and as a
+``"rank_drop"`` event.
+
+Measured (models/parallel_cranks.py, 8 rad/s, defaults ``rtol = 1e-8``; before: the branch
+lost at the 1st to 3rd crossing, energy off by 12-150 J over 3-20 s, ``rank_drops`` 0):
+the four-bar over 5 s, 13 singular positions: crank angle within 1.0e-6 rad of the
+reduced equation, ``t*`` within 1.1e-7 s, energy within 5e-7 relative, 1.6 s wall; three
+loops over 3 s: 3.8e-7 rad, 3.4e-8 s, 8e-8 relative, 1.2 s; each crossing moves the
+energy by 1e-8 relative or less (cvodes' own drift between them is larger).
 """
 import numpy as np
 
@@ -205,7 +225,7 @@ def _vertex(tools, idx, nodes, s_near):
         def sig(t):
             return float(np.linalg.svd(tools.C(_hermite(x0, x1, f0, f1, t0, t1, t), t),
                                        compute_uv=False)[idx])
-        r = _golden(sig, t0, t1, 1e-9 * (t1 - t0))
+        r = _golden(sig, t0, t1, 1e-7 * (t1 - t0))
         if r[1] < best[0]:
             best = (r[1], r[0], tools.C(_hermite(x0, x1, f0, f1, t0, t1, r[0]), r[0]))
     if best[0] < 0.05 * s_near:
@@ -218,9 +238,9 @@ def cross(tools, integrate, ti, xi, outs, scale, t_min=None):
 
     ``integrate(x, t0, t1)``: cvodes from ``(t0, x)`` to ``t1``. ``outs``: the output
     times after ``ti``; the states of those passed are returned. ``scale``: the size of
-    ``C`` away from singular positions (largest ``|C|`` of the outputs around): the
-    window is ``|g| < SIGMA_C scale``; it does not end before ``t_min`` (the output after
-    the sign change of ``g`` was seen).
+    the crossing singular value ``sigma`` away from singular positions (its largest value
+    at the outputs so far): the window is ``sigma < SIGMA_C scale``; it does not end
+    before ``t_min`` (the output after the sign change of ``g`` was seen).
 
     Returns
     -------
@@ -231,11 +251,11 @@ def cross(tools, integrate, ti, xi, outs, scale, t_min=None):
     """
     _, _, sig, smax, rank0 = _smallest_pair(tools.C(xi, ti))
     idx = rank0 - 1                      # the singular value that goes through zero
-    target = SIGMA_C * max(smax, scale)
+    target = SIGMA_C * scale
     span = outs[0] - ti
     out_states = {}
     pending = list(outs)
-    # 1. the window's start t_a: Newton on sigma(t) = 1.5 SIGMA_C |C| along cvodes from
+    # 1. the window's start t_a: Newton on sigma(t) = 1.5 SIGMA_C scale along cvodes from
     #    (ti, xi), never integrating past the singular position (cvodes may not pass
     #    it), recording the outputs passed
     ta, xa, sa = ti, xi, sig
@@ -307,7 +327,7 @@ def cross(tools, integrate, ti, xi, outs, scale, t_min=None):
     if C_star is not None:
         # the singular values through zero at t* (interpolation error ~ h^4)
         sv = np.linalg.svd(C_star, compute_uv=False)
-        rank_at = int(np.sum(sv > 1e-4 * max(scale, smax)))
+        rank_at = int(np.sum(sv > 1e-4 * max(scale, sig)))
     return t, x, out_states, t_star, rank_at, rank0, C_star
 
 
@@ -326,10 +346,11 @@ def pass_singular_positions(system, specs, ts, X, x0, pv, H, K, wc, compiled,
 
     ``X`` (nx, N): a run at ``ts`` to check, or None: integrated here from ``x0`` in
     chunks of ``FIRST_CHUNK`` output points, doubling while no singular position comes
-    (a run that leaves the branch becomes stiff and slow: it is not integrated past the
-    first crossing). ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``,
+    (a run that leaves the branch becomes stiff and slow: it is not integrated far past
+    the first crossing). ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``,
     states at ``times`` (nx, len). After a singular position the run goes on in
-    chunks of about twice the stretch before it (mechanisms pass them periodically).
+    chunks of 1.2 times the stretch between the last two (mechanisms pass them
+    periodically).
 
     Returns
     -------
@@ -356,7 +377,7 @@ def pass_singular_positions(system, specs, ts, X, x0, pv, H, K, wc, compiled,
         try:
             first, end, n = span
             if end == first:         # integrate the next chunk of n outputs
-                end = min(last, first + _pow2(n))
+                end = min(last, first + n)
                 X[:, first + 1:end + 1] = integrate_grid(X[:, first], ts[first],
                                                          ts[first + 1:end + 1])
             span = _next(tools, integrate_grid, ts, X, (first, end), crossings)
@@ -373,9 +394,19 @@ def _next(tools, integrate_grid, ts, X, span, crossings):
     last = ts.size - 1
     Cs = _jacobians(tools.s, ts[first:end + 1], X[:, first:end + 1], tools.pv)
     i = find_crossing(Cs)
-    if i is None:            # the next chunk twice as long
-        return None if end >= last else (end, end, 2 * max(end - first, FIRST_CHUNK // 2))
-    scale = float(np.max(np.linalg.norm(Cs, ord=2, axis=(1, 2))))
+    if i is None:            # the next chunk twice as long, or periodic (below)
+        if end >= last:
+            return None
+        if len(crossings) > 1:
+            return end, end, _periodic(crossings)
+        return end, end, _pow2(2 * max(end - first, FIRST_CHUNK // 2))
+    # the size of the crossing singular value away from singular positions: its largest
+    # value over the outputs so far (|C| would do for one loop, but the smallest nonzero
+    # singular value of a chain of n loops is ~|C| / n at any position)
+    sv = np.linalg.svd(Cs, compute_uv=False)
+    idx = _smallest_pair(Cs[i])[4] - 1
+    tools.sigma_scale = max(getattr(tools, "sigma_scale", 0.0), float(np.max(sv[:, idx])))
+    scale = tools.sigma_scale
     # the window starts from the last output far enough from the singular position
     k = i
     while k > 0:
@@ -397,9 +428,17 @@ def _next(tools, integrate_grid, ts, X, span, crossings):
         return None
     # on from the window's end to the next output
     X[:, j + 1] = integrate_grid(xb, tb, ts[j + 1:j + 2])[:, -1]
-    # then a chunk of twice the stretch between the last two singular positions
-    gap = i - crossings[-2]["interval"] if len(crossings) > 1 else i
-    return j + 1, j + 1, max(2 * gap, 8)
+    # then a chunk just past the next singular position if they come periodically (the
+    # stretch between the last two and a fifth; past it the run may leave the branch and
+    # turn stiff), a multiple of 8 outputs (cached integrators)
+    return j + 1, j + 1, _periodic(crossings)
+
+
+def _periodic(crossings):
+    """1.2 times the outputs between the last two singular positions, rounded up to 8."""
+    gap = crossings[-1]["interval"] - (crossings[-2]["interval"] if len(crossings) > 1
+                                       else 0)
+    return -(-max(6 * gap // 5, 8) // 8) * 8
 
 
 def _jacobians(system, ts, X, pv):
