@@ -192,6 +192,25 @@ def test_non_increasing_output_times_are_refused(ball, oscillator, method):
         within(lambda: s.simulate(1.0, q0=q0, method=method, output_times=[0.0, 0.6, 0.3]))
 
 
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_output_times_past_t_final_are_refused(ball, oscillator, method):
+    """The smooth and event drivers ran to output_times[-1], the stepping ones stopped at
+    t_final and returned it in place of the later output times (0.3 for 0.5)."""
+    s, q0 = _system_for(method, ball, oscillator)
+    with pytest.raises(ValueError, match=r"output_times\[-1\] = 0.5 is past t_final = 0.3"):
+        within(lambda: s.simulate(0.3, q0=q0, method=method, output_times=[0.0, 0.25, 0.5]))
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_t_final_none_runs_to_the_last_output_time(ball, oscillator, method):
+    if method not in VALID:
+        pytest.skip(f"no valid option listed for {method!r} in VALID")
+    s, q0 = _system_for(method, ball, oscillator)
+    res = within(lambda: s.simulate(None, q0=q0, method=method, output_times=[0.0, 0.1, 0.2]))
+    assert res.t[0] == 0.0 and res.t[-1] == pytest.approx(0.2)
+    assert np.isclose(res.t, 0.1, atol=1e-12).any()
+
+
 def test_sweep_refuses_an_infinite_horizon(ball):
     with pytest.raises(ValueError, match=r"t_final=inf"):
         ball.sweep(t_final=math.inf, q0={"y": [1.1, 1.2]})

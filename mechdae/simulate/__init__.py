@@ -146,6 +146,11 @@ def _horizon(t_final, kw):
             raise ValueError(f"t_final must be > {t0:g}, got {t_final}" if t0
                              else f"t_final must be > 0, got {t_final}")
         return t0, t1
+    if ts[-1] > t1 + 1e-12 * max(1.0, abs(t1)):
+        # the smooth and event drivers ran to output_times[-1], the stepping ones stopped
+        # at t_final and returned it in place of the later output times
+        raise ValueError(f"output_times[-1] = {ts[-1]:g} is past t_final = {t1:g}; give "
+                         "t_final >= the last output time (or t_final=None)")
     return float(ts[0]), t1
 
 
@@ -216,6 +221,8 @@ def simulate(system, t_final, method="auto", out=None, chunk=None, progress=None
         if k in kw and kw[k] is None:
             del kw[k]
     driver, t0, t1 = check_call(system, t_final, method, kw)
+    if t_final is None:             # output_times given: every driver gets their end
+        t_final = t1
     with _progress.running(getattr(system, "name", "") or "simulate", t0, t1, progress):
         return _dispatch(system, driver, t_final, method, out, chunk, kw)
 
