@@ -5,7 +5,8 @@ class ModelError(ValueError):
     """A model is ill-posed; the message names every offending object and the fix.
 
     Raised by ``Model.compile()`` after validation has collected *all* problems, so a user
-    fixes a model in one pass instead of one error at a time.
+    fixes a model in one pass instead of one error at a time; a name declared twice is
+    refused where it is declared (the Model would otherwise hold two objects of one name).
     """
 
     def __init__(self, problems):

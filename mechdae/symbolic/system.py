@@ -439,7 +439,8 @@ class System:
             ``"event"`` and ``"auto"`` with contacts (event times inherit the integration
             error); fixed-step methods ignore them.
         output_times : array, optional
-            Output grid (default 501 points on ``[0, t_final]``).
+            Output grid (default 501 points on ``[0, t_final]``): finite, increasing, not
+            past ``t_final`` (``t_final=None``: the last output time).
         initialize : bool
             Move the initial state to the nearest consistent one (report in
             ``Result.init_report``); ``False`` keeps it as given. A start inside a contact
@@ -448,10 +449,22 @@ class System:
             :mod:`mechdae.simulate.init_contacts`.
         stabilization : Baumgarte, Mukharlyamov, Projection, list, None, optional
             Override of the compiled stabilization (gains are parameters of the graph).
+        **options
+            The method's own options (:data:`mechdae.simulate.OPTIONS`).
 
         Returns
         -------
         Result
+
+        Raises
+        ------
+        TypeError
+            An option the method does not take (named, with a close match and the valid
+            ones).
+        ValueError
+            A non-finite or empty horizon; ``"smooth"``, ``"cvodes"`` or ``"idas"`` on a
+            model with contacts (which they would ignore); see
+            :func:`mechdae.simulate.check_call`.
         """
         from ..simulate import simulate
         return simulate(self, t_final, q0=q0, v0=v0, params=params, inputs=inputs, method=method,
