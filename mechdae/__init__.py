@@ -6,7 +6,7 @@ Data path (see docs/ and DESIGN): ``Model`` (DSL) --compile()--> ``System``
 problems in C; ``System.to_casadi()`` exports the stabilized DAE.
 """
 from ._version import __version__
-from .errors import ModelError, ModelWarning, SolverError, PainleveError
+from .errors import ModelError, ModelWarning, SolverError, PainleveError, EnergyBalanceWarning
 
 # The compiled extensions (Cython, csrc/): an unbuilt source tree (the repository root on
 # sys.path, as with `python -c "import mechdae"` run there) lacks them. Say so, with the fix,
@@ -47,7 +47,8 @@ from .simulate import Result, Event  # noqa: E402
 from .loader import load  # noqa: E402
 from .components.core import Component, Connector  # noqa: E402  (the acausal layer, on top)
 
-__all__ = ["__version__", "ModelError", "ModelWarning", "SolverError", "PainleveError", "lcp",
+__all__ = ["__version__", "ModelError", "ModelWarning", "SolverError", "PainleveError",
+           "EnergyBalanceWarning", "lcp",
            "Model", "der", "sin", "cos", "tan", "sqrt", "exp", "log", "atan2", "asin", "acos",
            "atan", "sinh", "cosh", "tanh", "fabs", "abs", "sign", "fmin", "fmax", "if_else",
            "vertcat", "horzcat", "dot", "cross", "mtimes", "transpose", "norm_2", "sumsqr", "pi",

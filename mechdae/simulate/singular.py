@@ -35,9 +35,8 @@ through the singular position and ``e = 0``.
 
 The remedy
 ----------
-The run is integrated in chunks of output points (the first ``FIRST_CHUNK``, doubling;
-after a singular position twice the stretch between the last two), each checked before
-the next: a run that left the branch turns stiff and slow (the 10-loop chain: 27 s for
+The run is integrated in chunks of output points (``CHUNK``; after a singular position
+1.2 times the stretch between the last two), each checked before the next: a run that left the branch turns stiff and slow (the 10-loop chain: 27 s for
 5 s of motion), so nothing is integrated past a crossing before it is passed. A singular
 position is found between two output points by the sign change of the signed smallest
 nonzero singular value ``g(t) = n_i^T C(t) v_i`` (``n_i, v_i``: its singular vectors at
@@ -72,10 +71,13 @@ in :attr:`Result.redundant_constraints` (the dependent rows at ``t*``) and as a
 
 Measured (models/parallel_cranks.py, 8 rad/s, defaults ``rtol = 1e-8``; before: the branch
 lost at the 1st to 3rd crossing, energy off by 12-150 J over 3-20 s, ``rank_drops`` 0):
-the four-bar over 5 s, 13 singular positions: crank angle within 1.0e-6 rad of the
-reduced equation, ``t*`` within 1.1e-7 s, energy within 5e-7 relative, 1.6 s wall; three
-loops over 3 s: 3.8e-7 rad, 3.4e-8 s, 8e-8 relative, 1.2 s; each crossing moves the
-energy by 1e-8 relative or less (cvodes' own drift between them is larger).
+the four-bar over 5 s, 13 singular positions: crank angle within 3e-6 rad of the reduced
+equation, ``t*`` within 3.4e-7 s, energy within 5e-7 relative, 0.4 s wall; three loops
+over 3 s: 6e-7 rad, 5e-8 s, 0.3 s; ten loops over 5 s: 2.5 s (27 s before, off the
+branch); forty loops over 1 s: 20-30 s on a loaded machine (generated C of the
+right-hand side ~9 s, batched SVDs of the 160 x 161 Jacobians), energy within 1.2e-7
+relative. Each crossing moves the energy by 1e-8 relative or less (cvodes' own drift
+between crossings is larger).
 """
 import numpy as np
 
@@ -152,13 +154,26 @@ def _smallest_pair(C):
     return U[:, k], Vt[k], s[k], s[0], rank
 
 
-def find_crossing(Cs, first=0):
-    """Index ``i >= first`` of the first output interval ``[i, i + 1]`` over which the
-    signed smallest nonzero singular value of ``C`` changes sign (None if none).
+def find_crossing(Cs):
+    """Index ``i`` of the first output interval ``[i, i + 1]`` over which the signed
+    smallest nonzero singular value of ``C`` changes sign (None if none), and the
+    singular values (N, min(r, n_u)).
 
-    ``Cs``: (N, r, n_u) constraint Jacobians at the output points.
+    ``Cs``: (N, r, n_u) constraint Jacobians at the output points. Only the intervals
+    next to a local minimum of that singular value over the outputs are tested with
+    singular vectors (a large mechanism's full SVD at every output costs seconds).
     """
-    for i in range(first, Cs.shape[0] - 1):
+    sv = np.linalg.svd(Cs, compute_uv=False)
+    N = Cs.shape[0]
+    if not sv.shape[1]:
+        return None, sv
+    rank = np.sum(sv > RANK_TOL * np.maximum(sv[:, :1], 1e-300), axis=1)
+    s = sv[np.arange(N), np.maximum(rank - 1, 0)]
+    lo = np.ones(N, bool)
+    lo[1:] &= s[1:] <= s[:-1]
+    lo[:-1] &= s[:-1] <= s[1:]
+    cand = sorted({j for i in np.flatnonzero(lo) for j in (i - 1, i) if 0 <= j < N - 1})
+    for i in cand:
         pr = _smallest_pair(Cs[i])
         if pr is None:
             continue
@@ -166,8 +181,8 @@ def find_crossing(Cs, first=0):
         if sig <= 10 * RANK_TOL * smax:      # at the singular position already
             continue
         if n @ Cs[i + 1] @ v < 0.0:
-            return i
-    return None
+            return i, sv
+    return None, sv
 
 
 def _failures():
@@ -331,13 +346,9 @@ def cross(tools, integrate, ti, xi, outs, scale, t_min=None):
     return t, x, out_states, t_star, rank_at, rank0, C_star
 
 
-#: output points of the first chunk; later chunks double (powers of two: the scaled grids
-#: of the integrators repeat and are cached)
-FIRST_CHUNK = 32
-
-
-def _pow2(n):
-    return 1 << max(3, int(n - 1).bit_length())
+#: output points per chunk while no singular position has come (one scaled grid: one
+#: cached integrator for the whole run)
+CHUNK = 64
 
 
 def pass_singular_positions(system, specs, ts, X, x0, pv, H, K, wc, compiled,
@@ -345,9 +356,8 @@ def pass_singular_positions(system, specs, ts, X, x0, pv, H, K, wc, compiled,
     """States at ``ts`` with each singular position passed on the physical branch.
 
     ``X`` (nx, N): a run at ``ts`` to check, or None: integrated here from ``x0`` in
-    chunks of ``FIRST_CHUNK`` output points, doubling while no singular position comes
-    (a run that leaves the branch becomes stiff and slow: it is not integrated far past
-    the first crossing). ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``,
+    chunks of ``CHUNK`` output points (a run that leaves the branch becomes stiff and
+    slow: it is not integrated far past the first crossing). ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``,
     states at ``times`` (nx, len). After a singular position the run goes on in
     chunks of 1.2 times the stretch between the last two (mechanisms pass them
     periodically).
@@ -369,7 +379,7 @@ def pass_singular_positions(system, specs, ts, X, x0, pv, H, K, wc, compiled,
     if X is None:
         X = np.full((x0.size, ts.size), np.nan)
         X[:, 0] = x0
-        span = (0, 0, FIRST_CHUNK)
+        span = (0, 0, CHUNK)
     else:
         X = X.copy()
         span = (0, last, 0)          # X[:, first:end + 1] integrated, not yet checked
@@ -393,26 +403,20 @@ def _next(tools, integrate_grid, ts, X, span, crossings):
     first, end = span
     last = ts.size - 1
     Cs = _jacobians(tools.s, ts[first:end + 1], X[:, first:end + 1], tools.pv)
-    i = find_crossing(Cs)
-    if i is None:            # the next chunk twice as long, or periodic (below)
+    i, sv = find_crossing(Cs)
+    if i is None:            # the next chunk: CHUNK outputs, or periodic (below)
         if end >= last:
             return None
-        if len(crossings) > 1:
-            return end, end, _periodic(crossings)
-        return end, end, _pow2(2 * max(end - first, FIRST_CHUNK // 2))
+        return end, end, _periodic(crossings) if len(crossings) > 1 else CHUNK
     # the size of the crossing singular value away from singular positions: its largest
     # value over the outputs so far (|C| would do for one loop, but the smallest nonzero
     # singular value of a chain of n loops is ~|C| / n at any position)
-    sv = np.linalg.svd(Cs, compute_uv=False)
-    idx = _smallest_pair(Cs[i])[4] - 1
+    idx = int(np.sum(sv[i] > RANK_TOL * sv[i, 0])) - 1
     tools.sigma_scale = max(getattr(tools, "sigma_scale", 0.0), float(np.max(sv[:, idx])))
     scale = tools.sigma_scale
     # the window starts from the last output far enough from the singular position
     k = i
-    while k > 0:
-        pr = _smallest_pair(Cs[k])
-        if pr is None or pr[2] >= 3 * SIGMA_C * scale:
-            break
+    while k > 0 and sv[k, idx] < 3 * SIGMA_C * scale:
         k -= 1
     i, k = i + first, k + first
     tb, xb, states, t_star, rank_at, rank0, C_star = cross(
@@ -449,7 +453,8 @@ def _jacobians(system, ts, X, pv):
     r = system.m + system.k
     out = map_call(system.functions["constraints"], N,
                    [X[:nq], X[nq:nq + nu], ts[None, :], pv], (3,))
-    return out[2].T.reshape(N, nu, r).transpose(0, 2, 1)
+    # contiguous: numpy's batched SVD of the transposed view is 10-30 times slower
+    return np.ascontiguousarray(out[2].T.reshape(N, nu, r).transpose(0, 2, 1))
 
 
 def report(res, crossings):
