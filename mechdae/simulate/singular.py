@@ -36,8 +36,9 @@ through the singular position and ``e = 0``.
 The remedy
 ----------
 The run is integrated in chunks of output points (``CHUNK``; after a singular position
-1.2 times the stretch between the last two), each checked before the next: a run that left the branch turns stiff and slow (the 10-loop chain: 27 s for
-5 s of motion), so nothing is integrated past a crossing before it is passed. A singular
+1.2 times the stretch between the last two), each checked before the next: a run that
+left the branch turns stiff and slow (the 10-loop chain: 27 s for 5 s of motion), so at
+most the rest of one chunk is integrated past a crossing before it is passed. A singular
 position is found between two output points by the sign change of the signed smallest
 nonzero singular value ``g(t) = n_i^T C(t) v_i`` (``n_i, v_i``: its singular vectors at
 the output before). The run is taken up again from the last output where that singular
@@ -81,7 +82,8 @@ between crossings is larger).
 """
 import numpy as np
 
-__all__ = ["SIGMA_C", "pass_singular_positions"]
+__all__ = ["SIGMA_C", "CHUNK", "pass_singular_positions", "find_crossing", "cross", "report",
+           "Failed"]
 
 #: relative size of the smallest nonzero singular value of C below which the run crosses
 #: with the projected Runge-Kutta window (see the module docstring)
@@ -357,8 +359,9 @@ def pass_singular_positions(system, specs, ts, X, x0, pv, H, K, wc, compiled,
 
     ``X`` (nx, N): a run at ``ts`` to check, or None: integrated here from ``x0`` in
     chunks of ``CHUNK`` output points (a run that leaves the branch becomes stiff and
-    slow: it is not integrated far past the first crossing). ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``,
-    states at ``times`` (nx, len). After a singular position the run goes on in
+    slow: it is not integrated far past the first crossing).
+    ``integrate_grid(x0, t0, times)``: cvodes from ``(t0, x0)``, states at ``times``
+    (nx, len). After a singular position the run goes on in
     chunks of 1.2 times the stretch between the last two (mechanisms pass them
     periodically).
 
