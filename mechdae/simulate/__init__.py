@@ -253,8 +253,3 @@ from . import event as _event  # noqa: E402,F401  ("event")
 from . import hybrid as _hybrid  # noqa: E402,F401  ("auto": event-driven + time stepping)
 from . import timestepping as _timestepping  # noqa: E402,F401  ("timestepping", Moreau-Jean)
 from . import unified as _unified  # noqa: E402,F401  ("unified", seed 003 (s, v) form)
-
-# "auto" takes its own options (hybrid.AUTO_DEFAULTS), the event method's, and those it
-# hands to the smooth driver for a model without contacts
-OPTIONS["auto"] = (OPTIONS["auto"] | frozenset(_hybrid.AUTO_DEFAULTS) | OPTIONS["event"]
-                   | OPTIONS["cvodes"])
