@@ -171,19 +171,24 @@ def find_crossing(Cs):
         return None, sv
     rank = np.sum(sv > RANK_TOL * np.maximum(sv[:, :1], 1e-300), axis=1)
     s = sv[np.arange(N), np.maximum(rank - 1, 0)]
+    # local minima, strict on one side: a flat singular value (a pendulum's |C| = 2 L)
+    # has none, a sign change of a singular vector pair needs the value to dip
     lo = np.ones(N, bool)
-    lo[1:] &= s[1:] <= s[:-1]
+    lo[1:] &= s[1:] < s[:-1]
     lo[:-1] &= s[:-1] <= s[1:]
-    cand = sorted({j for i in np.flatnonzero(lo) for j in (i - 1, i) if 0 <= j < N - 1})
-    for i in cand:
-        pr = _smallest_pair(Cs[i])
-        if pr is None:
+    cand = np.array(sorted({j for i in np.flatnonzero(lo) for j in (i - 1, i)
+                            if 0 <= j < N - 1}), dtype=int)
+    if not cand.size:
+        return None, sv
+    U, S, Vt = np.linalg.svd(Cs[cand])          # one batched call for the candidates
+    for c, i in enumerate(cand):
+        if not S.shape[1] or S[c, 0] <= 0:
             continue
-        n, v, sig, smax, _ = pr
-        if sig <= 10 * RANK_TOL * smax:      # at the singular position already
+        k = int(np.sum(S[c] > RANK_TOL * S[c, 0])) - 1
+        if S[c, k] <= 10 * RANK_TOL * S[c, 0]:     # at the singular position already
             continue
-        if n @ Cs[i + 1] @ v < 0.0:
-            return i, sv
+        if U[c, :, k] @ Cs[i + 1] @ Vt[c, k] < 0.0:
+            return int(i), sv
     return None, sv
 
 
