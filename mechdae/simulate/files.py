@@ -14,15 +14,29 @@ the System: ``Result.load(path, system=sys)``).
 - ``.parquet`` (pandas + pyarrow, the ``io`` extra): one table indexed by ``t`` whose
   columns are the series (``q::x``, ``v::der(x)``, ``mult::rod``, ``cf::A::1``,
   ``mode``, ...), the metadata and the events (JSON) in the table's key-value metadata.
+
+Saving is atomic: the file is written under a temporary name in the same folder
+(``.<name>.<random>.tmp<ext>``) and renamed over ``path`` when complete, so a save killed
+at any point leaves the previous file (or none) intact, never a torn one. (A kill leaves
+the temporary file behind; the rename is not followed by an fsync, so a power loss, as
+opposed to a killed process, may still lose the newest file.)
+
+Checksums: ``.h5`` and ``.parquet`` files store a CRC32 of every array (``.npz`` has the
+CRC32 of its zip members); :func:`load` verifies them and raises :class:`DamagedFileError`
+naming the file and the array. Files written before checksums existed load unverified.
 """
 import json
+import os
+import uuid
+import zipfile
 
 import numpy as np
 
 from .result import Result, _jsonable
-from .stream import _event_from_json, _event_json
+from .stream import (DamagedFileError, _event_from_json, _event_json, check_writable,
+                     crc32, verify_crc)
 
-__all__ = ["to_dataframes", "save", "load", "FORMATS"]
+__all__ = ["to_dataframes", "save", "load", "FORMATS", "DamagedFileError"]
 
 FORMATS = (".npz", ".h5", ".hdf5", ".parquet")
 
@@ -159,11 +173,23 @@ def save(res, path, status=None, error=None):
     by default ``"failed"`` for a partial Result (``err.partial`` of a SolverError).
     """
     fmt = format_of(path)
+    path = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
+    check_writable(path, f"Result.save({path!r})")
     status, error = run_status(res, status, error)
-    if fmt == ".h5":
-        return _save_h5(res, path, status, error)
-    if fmt == ".parquet":
-        return _save_parquet(res, path, status, error)
+    head, base = os.path.split(path)
+    ext = os.path.splitext(base)[1]
+    tmp = os.path.join(head, f".{base}.{uuid.uuid4().hex[:8]}.tmp{ext}")
+    writer = dict([(".h5", _save_h5), (".parquet", _save_parquet)]).get(fmt, _save_npz)
+    try:
+        writer(res, tmp, status, error)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _save_npz(res, path, status, error):
     arrays = dict(t=res.t, q=res.q, v=res.v, x=res.x, zalg=res.zalg)
     for k, val in res.multipliers.items():
         arrays[f"mult::{k}"] = np.asarray(val)
@@ -188,7 +214,6 @@ def save(res, path, status=None, error=None):
     arrays["meta"] = np.array(json.dumps(meta))
     with open(path, "wb") as fh:            # np.savez would append '.npz' to other names
         np.savez(fh, **arrays)
-    return str(path)
 
 
 def _save_h5(res, path, status="done", error=None):
@@ -206,7 +231,9 @@ def _save_h5(res, path, status="done", error=None):
         if modes is not None:
             f.create_dataset("modes", data=np.asarray(modes, dtype=object),
                              dtype=h5py.string_dtype())
-    return str(path)
+            sums = json.loads(f.attrs.get("checksums", "{}"))
+            sums["modes"] = crc32(modes)
+            f.attrs["checksums"] = json.dumps(sums)
 
 
 def _save_parquet(res, path, status="done", error=None):
@@ -253,10 +280,24 @@ def _save_parquet(res, path, status="done", error=None):
     meta.update(events=[event_record(e) for e in res.events], shapes=shapes, status=status,
                 error=error,
                 params=None if res.params is None else np.asarray(res.params, float).tolist())
+    meta["checksums"] = {c: crc32(_column(v)) for c, v in cols.items()}
     md = dict(table.schema.metadata or {})
     md[b"mechdae"] = json.dumps(meta).encode()
     pq.write_table(table.replace_schema_metadata(md), str(path))
-    return str(path)
+
+
+def _column(values):
+    """A Parquet column as checksummed: strings as a list, numbers as float64."""
+    values = np.asarray(values)
+    if values.dtype.kind in "OUS":
+        return [str(v) for v in values]
+    return np.asarray(values, float)
+
+
+def _not_a_result(path, missing, holds):
+    return ValueError(f"{path}: not a mechdae Result file ({missing} that Result.save and "
+                      f"simulate(out=...) write is missing; the file holds {holds}); load a "
+                      "file written by mechdae, or read this one with its own library")
 
 
 def load(path, system=None):
@@ -267,7 +308,17 @@ def load(path, system=None):
         return _load_h5(path, system)
     if fmt == ".parquet":
         return _load_parquet(path, system)
+    try:
+        return _load_npz(path, system)
+    except zipfile.BadZipFile as exc:       # a member's CRC32 (or the archive) is damaged
+        raise DamagedFileError(f"{path}: {exc}; the file was changed after it was "
+                               "written; restore it from a copy or rerun") from exc
+
+
+def _load_npz(path, system):
     with np.load(path, allow_pickle=False) as f:
+        if "meta" not in f.files:
+            raise _not_a_result(path, "the 'meta' entry", _listing(f.files))
         meta = json.loads(str(f["meta"]))
         mult = {k[6:]: f[k] for k in f.files if k.startswith("mult::")}
         resd = {k[5:]: f[k] for k in f.files if k.startswith("res::")}
@@ -283,6 +334,12 @@ def load(path, system=None):
         return _attach(out, meta, cf, modes, get("impulses"))
 
 
+def _listing(names):
+    names = list(names)
+    more = f", ... ({len(names)} in all)" if len(names) > 8 else ""
+    return "[" + ", ".join(repr(str(n)) for n in names[:8]) + more + "]"
+
+
 def _load_h5(path, system):
     from .stream import open_result
     with open_result(path, system=system) as fr:
@@ -291,6 +348,7 @@ def _load_h5(path, system):
         modes = None
         if "modes" in fr._file:
             modes = [m.decode() if isinstance(m, bytes) else str(m) for m in fr._file["modes"][:]]
+            verify_crc(fr.checksums, "modes", modes, path)
     return _attach(out, meta, getattr(out, "contact_forces", None),
                    modes, getattr(out, "impulses", None))
 
@@ -298,8 +356,16 @@ def _load_h5(path, system):
 def _load_parquet(path, system):
     import pyarrow.parquet as pq
     table = pq.read_table(str(path))
+    if b"mechdae" not in (table.schema.metadata or {}):
+        raise _not_a_result(path, "the 'mechdae' key-value metadata",
+                            f"the columns {_listing(table.column_names)}")
     meta = json.loads(table.schema.metadata[b"mechdae"])
     df = table.to_pandas()
+    for c, want in (meta.get("checksums") or {}).items():
+        if c not in df.columns:
+            raise DamagedFileError(f"{path}: column {c!r} is missing (the file lists its "
+                                   "checksum); the file was changed after it was written")
+        verify_crc({c: want}, c, _column(df[c].to_numpy()), path)
     n = meta["names"]
     N = len(df)
 

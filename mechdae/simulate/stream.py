@@ -12,7 +12,9 @@ Layout (one HDF5 file, datasets growing along the first axis)::
     mult/<name>  res/<name>        multipliers and residuals of the constraints
     extra/<name>                    driver-specific series (impulses, contact forces)
     events                          one JSON record per line (variable-length strings)
-    attrs: meta (JSON: name, names, stats, init_report, status, error), params, w_names
+    attrs: meta (JSON: name, names, stats, init_report, status, error), params, w_names,
+           checksums (JSON: CRC32 of every dataset, written when the run ends, done or
+           failed; a run killed while writing has none and loads unverified)
 
 The file is written as ``<out>.part`` (flushed after every chunk; ``status`` is
 ``"running"``) and renamed to ``out`` when the run ends with ``status`` ``"done"``, or
@@ -22,12 +24,14 @@ h5py is optional (the ``io`` extra); it is imported on first use with a clear me
 """
 import json
 import os
+import zlib
 
 import numpy as np
 
 from .result import Event, Result, _jsonable
 
-__all__ = ["Writer", "FileResult", "open_result", "write_result", "DEFAULT_CHUNK"]
+__all__ = ["Writer", "FileResult", "open_result", "write_result", "DEFAULT_CHUNK",
+           "DamagedFileError"]
 
 DEFAULT_CHUNK = 100_000          # output points integrated / written per chunk
 
@@ -42,11 +46,55 @@ def h5py_module():
 
 
 def check_path(out):
-    p = str(out)
+    """``out`` as a str, or a ValueError naming the fix when a run could not write it:
+    not an HDF5 name, a directory, a missing or unwritable folder (checked before the
+    run, so a finished run is never thrown away for want of a folder)."""
+    p = os.fspath(out) if isinstance(out, os.PathLike) else str(out)
     if not p.lower().endswith((".h5", ".hdf5", ".hdf")):
         raise ValueError(f"out={out!r}: results stream to HDF5 files ('.h5' or '.hdf5'); "
                          "Parquet is not supported")
+    check_writable(p, f"out={out!r}")
     return p
+
+
+def check_writable(path, what):
+    """Raise a ValueError (``what`` names the argument) unless a file ``path`` can be
+    created: its folder exists and is writable, and ``path`` is not a directory."""
+    d = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ValueError(f"{what}: {path} is a directory; give a file name")
+    if not os.path.isdir(d):
+        raise ValueError(f"{what}: folder {d} does not exist; create it first "
+                         f"(os.makedirs({d!r})) or give another path")
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise ValueError(f"{what}: folder {d} is not writable; give another path")
+
+
+class DamagedFileError(ValueError):
+    """A stored array does not match the checksum written with it."""
+
+
+def crc32(values, crc=0):
+    """CRC32 of an array's bytes (C order), or of a list of strings (each UTF-8 encoded
+    and ended by a NUL); ``crc`` continues a running checksum (appending rows)."""
+    if isinstance(values, (list, tuple)):
+        for v in values:
+            crc = zlib.crc32(v.encode() + b"\0", crc)
+        return crc
+    return zlib.crc32(np.ascontiguousarray(values).view(np.uint8).ravel(), crc)
+
+
+def verify_crc(sums, name, values, path):
+    """Raise :class:`DamagedFileError` naming ``name`` and ``path`` when the checksum of
+    ``values`` is not the one stored in ``sums`` (nothing stored: nothing to check)."""
+    want = (sums or {}).get(name)
+    if want is None:
+        return
+    got = crc32(values)
+    if got != want:
+        raise DamagedFileError(
+            f"{path}: array {name!r} is damaged (CRC32 {got:08x}, stored {want:08x}): the "
+            "file was changed after it was written; restore it from a copy or rerun")
 
 
 def _event_json(e):
@@ -86,6 +134,8 @@ class Writer:
         self.f = h5py.File(self.part, "w")
         self.n = 0                 # rows written
         self.n_events = 0
+        self.crc = {}              # running CRC32 of every dataset (written by finish)
+        self._torn = set()         # datasets whose write was interrupted: no checksum
         self.meta = None
         self._str = h5py.string_dtype()
         self.f.attrs["meta"] = json.dumps(dict(status="running"))
@@ -94,6 +144,7 @@ class Writer:
     def _grow(self, name, arr):
         arr = np.asarray(arr)
         f = self.f
+        self._torn.add(name)       # until data and checksum agree (an interrupt between)
         if name not in f:
             tail = arr.shape[1:]
             if int(np.prod(tail, dtype=np.int64)) == 0:
@@ -108,12 +159,15 @@ class Writer:
             if self.n:     # a series that starts late (absent in earlier chunks): pad
                 f[name].resize(self.n, axis=0)
                 f[name][:] = np.nan
+                self.crc[name] = crc32(f[name][:])
         elif f"empty::{name}" in f.attrs:
             return
         d = f[name]
         k = d.shape[0]
         d.resize(k + arr.shape[0], axis=0)
         d[k:] = arr
+        self.crc[name] = crc32(np.asarray(arr, d.dtype), self.crc.get(name, 0))
+        self._torn.discard(name)
 
     def append(self, res, skip_first=False, extra=None):
         """Append the points of ``res`` (a Result of consecutive output times).
@@ -157,7 +211,10 @@ class Writer:
         d = self.f["events"]
         k = d.shape[0]
         d.resize(k + len(events), axis=0)
-        d[k:] = [_event_json(e) for e in events]
+        self._torn.add("events")
+        d[k:] = recs = [_event_json(e) for e in events]
+        self.crc["events"] = crc32(recs, self.crc.get("events", 0))
+        self._torn.discard("events")
         self.n_events += len(events)
 
     def finish(self, stats=None, status="done", error=None):
@@ -170,6 +227,8 @@ class Writer:
         if error is not None:
             meta["error"] = f"{type(error).__name__}: {error}"
         self.f.attrs["meta"] = json.dumps(meta)
+        self.f.attrs["checksums"] = json.dumps(
+            {k: v for k, v in self.crc.items() if k not in self._torn})
         self.f.close()
         self.f = None
         os.replace(self.part, self.path)
@@ -215,7 +274,16 @@ class FileResult(Result):
         h5py = h5py_module()
         self.path = str(path)
         self._file = f = h5py.File(self.path, "r")
+        if "meta" not in f.attrs:
+            f.close()
+            raise ValueError(
+                f"{self.path}: not a mechdae Result file (the 'meta' attribute that "
+                "Result.save and simulate(out=...) write is missing); load a "
+                "file written by mechdae, or read this one with h5py")
         meta = json.loads(f.attrs["meta"])
+        #: CRC32 of every array, written when the run ended (a file of a run killed while
+        #: writing, status "running", and files older than checksums have none)
+        self.checksums = json.loads(f.attrs["checksums"]) if "checksums" in f.attrs else {}
         self.status = meta.get("status", "done")
         self.error = meta.get("error")
         names = meta.get("names") or dict(q=[], u=[], v=[], z=[])
@@ -278,9 +346,23 @@ class FileResult(Result):
         return (f"FileResult({self.name!r}: {n} points on {span} in {self.path!r}, "
                 f"{self.status})")
 
+    def _read(self, a):
+        """``a`` in memory; a dataset's checksum verified (DamagedFileError)."""
+        if a is None:
+            return None
+        out = np.asarray(a)
+        name = getattr(a, "name", None)
+        if name is not None:
+            verify_crc(self.checksums, name.lstrip("/"), out, self.path)
+        return out
+
     def load(self):
-        """The whole run as an in-memory :class:`Result`."""
-        arr = (lambda a: None if a is None else np.asarray(a))
+        """The whole run as an in-memory :class:`Result` (every array's checksum checked:
+        :class:`DamagedFileError` names a damaged one)."""
+        arr = self._read
+        if "events" in self.checksums and "events" in self._file:
+            raw = [s.decode() if isinstance(s, bytes) else s for s in self._file["events"][:]]
+            verify_crc(self.checksums, "events", raw, self.path)
         out = Result(arr(self.t), arr(self.q), arr(self.v), self.names, x=arr(self.x),
                      zalg=arr(self.zalg),
                      multipliers={k: arr(v) for k, v in self.multipliers.items()},
@@ -289,13 +371,13 @@ class FileResult(Result):
                      potential=arr(self.potential), stats=dict(self.stats),
                      events=list(self.events), init_report=dict(self.init_report),
                      system=self.system, params=self.params,
-                     w=np.asarray(self._file["w"]).T if "w" in self._file else None,
+                     w=arr(self._file["w"]).T if "w" in self._file else None,
                      name=self.name)
         if "impulses" in self.extras:
-            out.impulses = np.asarray(self.extras["impulses"])
+            out.impulses = arr(self.extras["impulses"])
         cf = getattr(self, "contact_forces", None)
         if cf:
-            out.contact_forces = {k: np.asarray(v) for k, v in cf.items()}
+            out.contact_forces = {k: arr(v) for k, v in cf.items()}
         return out
 
     def _loaded(self):

@@ -6,6 +6,14 @@ and ``part-NNNNN.parquet`` files, each written whole (to a temporary name, then 
 so a sweep stopped at any point leaves only complete parts. ``pandas.read_parquet(out)``
 reads them as one table; running the same sweep again with the same ``out`` runs only the
 missing rows.
+
+Finished rows are written as a part once :data:`FLUSH_ROWS` rows are buffered or
+:data:`FLUSH_SECONDS` have passed since the last part (checked as each chunk of runs
+finishes), so a sweep killed at any time loses at most the rows of about the last second.
+Measured (issue 24): writing one part costs about 1-1.5 ms whatever its size up to a few
+hundred rows, and reading it back on resume about 1.4 ms; a simulate row costs 1.4 ms or
+more (bouncing ball, event method, 1 s), so a part per 64 rows adds at most ~2 % and a
+part per second at most ~0.2 %. (It was 10,000 rows or 10 s: a kill at 9 s kept nothing.)
 """
 import json
 import os
@@ -15,6 +23,10 @@ import uuid
 __all__ = ["Store"]
 
 FORMAT = 1
+#: a part is written when this many finished rows are buffered ...
+FLUSH_ROWS = 64
+#: ... or when this many seconds have passed since the last part
+FLUSH_SECONDS = 1.0
 
 
 def _pandas():
@@ -30,7 +42,7 @@ def _pandas():
 class Store:
     """Parts of one sweep in directory ``path``; :attr:`done` is what it already holds."""
 
-    def __init__(self, path, meta, flush_rows=10_000, flush_seconds=10.0):
+    def __init__(self, path, meta, flush_rows=FLUSH_ROWS, flush_seconds=FLUSH_SECONDS):
         pd = _pandas()
         self.path = os.fspath(path)
         self.meta = dict(meta, format=FORMAT)
