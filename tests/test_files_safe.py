@@ -275,3 +275,11 @@ def test_damaged_npz_refused_naming_the_array(tmp_path):
     with pytest.raises(DamagedFileError, match="q.npy") as err:
         md.Result.load(p)
     assert p in str(err.value)
+
+
+def test_sweep_out_that_cannot_be_created_refused_before_the_runs(tmp_path):
+    from test_sweep import _ball
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(ValueError, match="cannot create the sweep's directory"):
+        _ball().sweep(params={"e": [0.5, 0.6]}, t_final=0.5, method="event", progress=False,
+                      out=tmp_path / "afile" / "s.parquet")

@@ -320,21 +320,26 @@ class Result:
         extension, with events, contact forces, modes, units and metadata; read back
         with :meth:`load` (:mod:`mechdae.simulate.files`). Returns the path.
         ``status``/``error``: the run's status in the file (default ``"failed"`` for a
-        partial Result, ``err.partial``, else ``"done"``)."""
+        partial Result, ``err.partial``, else ``"done"``). The folder is checked first
+        (ValueError); the file is written under a temporary name and renamed, so a save
+        killed midway leaves the previous file intact."""
         from .files import save
         return save(self, path, status=status, error=error)
 
     @classmethod
     def open(cls, path, system=None):
         """Open an HDF5 Result written by ``simulate(out=path)`` or :meth:`save`; arrays
-        are h5py datasets read on access (see :mod:`mechdae.simulate.stream`)."""
+        are h5py datasets read on access (see :mod:`mechdae.simulate.stream`), their
+        checksums verified when the run is loaded whole (``.load()``), not per access."""
         from .stream import open_result
         return open_result(path, system=system)
 
     @classmethod
     def load(cls, path, system=None):
         """Load a Result saved by :meth:`save` (any format) into memory; ``system``
-        attaches the System that ``evaluate`` and named outputs need."""
+        attaches the System that ``evaluate`` and named outputs need. A damaged array
+        (its stored checksum differs) raises :class:`~mechdae.simulate.files.DamagedFileError`
+        naming it; a file mechdae did not write raises a ValueError saying what is missing."""
         from .files import load
         return load(path, system=system)
 

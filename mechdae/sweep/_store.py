@@ -67,7 +67,11 @@ class Store:
             self.done = (pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
                          if parts else None)
         else:
-            os.makedirs(self.path, exist_ok=True)
+            try:
+                os.makedirs(self.path, exist_ok=True)
+            except OSError as exc:
+                raise ValueError(f"out={self.path!r}: cannot create the sweep's directory "
+                                 f"({exc.strerror}); give a writable path") from exc
             with open(info + "~", "w") as fh:
                 json.dump(self.meta, fh, indent=1, sort_keys=True)
             os.replace(info + "~", info)
