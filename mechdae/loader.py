@@ -16,7 +16,7 @@ A model file defines
 import importlib.util
 import os
 
-__all__ = ["load", "load_module"]
+__all__ = ["load", "load_module", "build_model"]
 
 
 def load_module(path):
@@ -33,12 +33,48 @@ def load_module(path):
     return mod
 
 
+def build_model(mod, path, **params):
+    """Call the model file's ``build(**params)`` and check that it returned a Model.
+
+    Parameters
+    ----------
+    mod : module
+        The model file, from :func:`load_module`.
+    path : str
+        Its path (named in the error).
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    ValueError
+        ``build()`` returned something that is not a Model (``None``: a missing
+        ``return``), naming the file, what it returned and the fix.
+    """
+    model = mod.build(**params)
+    if not callable(getattr(model, "compile", None)):
+        text = repr(model)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        hint = " (a missing 'return model'?)" if model is None else ""
+        raise ValueError(f"{os.fspath(path)}: build() returned {type(model).__name__} "
+                         f"{text}{hint}, not a Model; build(**params) must return the "
+                         "md.Model it builds")
+    return model
+
+
 def load(path, **params):
     """Build the Model defined in ``path`` by calling its ``build(**params)``.
 
     Returns
     -------
     Model
+
+    Raises
+    ------
+    ValueError
+        ``build()`` returned something that is not a Model (:func:`build_model`).
     """
     mod = load_module(path)
-    return mod.build(**params)
+    return build_model(mod, path, **params)

@@ -142,11 +142,12 @@ def _build_kwargs(items):
 
 def regions(args, out=sys.stdout):
     """Execute ``mechdae regions``; returns the exit status."""
-    from ..loader import load_module
+    from ..loader import build_model, load_module
     mod = load_module(args.model)
     if not hasattr(mod, "impact_state"):
         raise ValueError(f"{args.model}: the model file must define impact_state(alpha, gamma)")
-    system = mod.build(**_build_kwargs(getattr(args, "build", []))).compile()
+    build_kw = _build_kwargs(getattr(args, "build", []))
+    system = build_model(mod, args.model, **build_kw).compile()
     t0 = time.perf_counter()
     alpha, gamma, cls, lifts = region_sets(system, mod.impact_state, args.f, args.n,
                                            args.contact, executor=args.executor,

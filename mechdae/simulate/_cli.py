@@ -226,7 +226,7 @@ def _save_partial(err, saves):
 
 def run(args, out=sys.stdout):
     """Execute ``mechdae run``; returns the exit status."""
-    from ..loader import load_module
+    from ..loader import build_model, load_module
     from ..errors import ModelError, SolverError
     from .files import FORMATS
     # every output path is checked before any work
@@ -255,7 +255,7 @@ def run(args, out=sys.stdout):
     params.update({k: v for k, v in kv.items() if k not in build_kw})
     t_start = time.perf_counter()
     try:
-        model = mod.build(**build_kw)
+        model = build_model(mod, args.model, **build_kw)
         stab = sim.get("stabilization", "default")
         system = model.compile(stabilization=stab)
         t_compiled = time.perf_counter()

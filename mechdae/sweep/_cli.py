@@ -74,10 +74,10 @@ def _outputs(items):
 def sweep_command(args, out=None):
     """Execute ``mechdae sweep``; returns the exit status."""
     out = sys.stdout if out is None else out
-    from ..loader import load_module
+    from ..loader import build_model, load_module
     mod = load_module(args.model)
     sim = dict(getattr(mod, "SIMULATION", {}) or {})
-    system = mod.build().compile()
+    system = build_model(mod, args.model).compile()
     pq, pv = ("q.", "v.") if args.impact else ("q0.", "v0.")
     grid, params = {}, {}
     q0, v0 = dict(sim.get("q0") or {}), dict(sim.get("v0") or {})
