@@ -60,6 +60,8 @@ def project_state(system, q, u, t, pv, wq=None, wu=None, tol=1e-13, max_iter=50)
             q_try, it, res = _gauss_newton(system, q, t, pv, 1.0 / wq, tol, max_iter)
         if not res <= 1e-8 * max(1.0, np.max(np.abs(q_try))):
             phi = np.array(F["phi"](q_try, t, pv)).ravel()
+            _refuse_contradiction(system, np.array(F["Gq"](q_try, t, pv)), phi, "holonomic",
+                                  f"q = {_named(system.q_names, q_try)}")
             worst = system.constraint_names[_row_owner(system, int(np.argmax(np.abs(phi))))]
             raise ValueError(
                 f"{system.name}: consistent initialization failed: holonomic residual "
@@ -75,7 +77,58 @@ def project_state(system, q, u, t, pv, wq=None, wu=None, tol=1e-13, max_iter=50)
         Wi = 1.0 / wu
         S = (C * Wi) @ C.T
         u = u - Wi * (C.T @ (np.linalg.pinv(S, rcond=1e-12) @ zc))
+        if zc.size:
+            # a contradiction left by the least-squares step (der(x) = 1 and der(x) = 2)
+            zc = np.array(F["constraints"](q, u, t, pv)[1]).ravel()
+            scale = max(1.0, float(np.max(np.abs(u))) if u.size else 1.0)
+            if np.max(np.abs(zc)) > 1e-8 * scale * max(1.0, float(np.max(np.abs(C)))):
+                _refuse_contradiction(system, C, zc, "velocity",
+                                      f"q = {_named(system.q_names, q)}")
     return q, u, dict(iterations=it, residual=float(res))
+
+
+def _named(names, values):
+    return dict(zip(names, np.round(np.asarray(values, float), 6).tolist()))
+
+
+def _refuse_contradiction(system, J, r, level, where):
+    """Raise a ValueError naming the constraints whose residual ``r`` lies along the
+    dependencies of their Jacobian rows ``J`` (no state satisfies them together: x = 0
+    and x = 1), if it does; return otherwise (a start too far, a singular Jacobian).
+
+    ``level``: "holonomic" (rows of phi, Jacobian Gq) or "velocity" (rows of C u, the
+    holonomic ones differentiated, then the nonholonomic ones)."""
+    from .redundancy import row_labels
+    labels = row_labels(system)
+    if level == "holonomic":
+        labels = labels[:r.size]
+    if J.size == 0 or r.size != J.shape[0] or not np.all(np.isfinite(J)):
+        return
+    U, sv, _ = np.linalg.svd(J)
+    rank = int(np.sum(sv > 1e-9 * max(sv[0] if sv.size else 0.0, 1e-300)))
+    Y = U[:, rank:]                       # dependencies among the rows: y^T J = 0
+    if Y.shape[1] == 0:
+        return
+    along = Y @ (Y.T @ r)                 # the part of the residual no step can remove
+    if not np.linalg.norm(along) >= 0.5 * np.linalg.norm(r):
+        return
+    rows = np.flatnonzero(np.abs(Y @ (Y.T @ along)) > 1e-6 * np.max(np.abs(along)))
+    norms = np.linalg.norm(J, axis=1)
+    if rows.size < 2 or np.any(norms[rows] <= 1e-9 * np.max(norms)):
+        return          # a row vanishing at a singular point (|x|^2 = L^2 at 0): no conflict
+    names = []
+    for i in rows:
+        name = labels[i] if i < len(labels) else f"row {i}"
+        if name not in names:
+            names.append(name)
+    kind = "holonomic constraints" if level == "holonomic" else "constraints on the speeds"
+    raise ValueError(
+        f"{system.name}: the {kind} {', '.join(map(repr, names))} contradict each other: "
+        f"no state near {where} satisfies them together (residual {np.max(np.abs(r)):.3g}; "
+        "their rows are dependent there and the residual lies along the dependency, so "
+        "initialize=False would only start off them); remove one of them or correct its "
+        "equation so that they agree (for nonlinear constraints that do meet elsewhere: "
+        "give q0 there)")
 
 
 def _row_owner(system, row):
