@@ -112,7 +112,7 @@ def test_absurd_horizon_is_refused(pendulum, ball, method):
         system.simulate(1e300, method=method)
 
 
-@pytest.mark.parametrize("method", ["timestepping", "moreau"])
+@pytest.mark.parametrize("method", ["timestepping", "moreau", "unified"])
 def test_absurd_step_count_is_refused_with_the_count(ball, method):
     with pytest.raises(ValueError, match=r"dt=1e-12 over \[0, 1\] s is 1e\+12 steps \(at "
                                          r"most 1e\+09\); give a larger dt"):

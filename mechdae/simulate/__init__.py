@@ -204,7 +204,8 @@ def check_call(system, t_final, method, options):
 #: CVODES "CV_ILL_INPUT" and an OverflowError in time stepping)
 MAX_TIME = 1e15
 
-#: most steps a fixed-step run may take (at ~1 us a step, 1e9 steps are ~20 min)
+#: most steps a fixed-step run ("timestepping", "moreau", "unified") may take (at ~1 us a
+#: step, 1e9 steps are ~20 min; dt=1e-12 over 1 s gave an OverflowError)
 MAX_STEPS = 1e9
 
 
@@ -323,7 +324,7 @@ def check_values(system, t0, t1, method, options):
         if not (math.isfinite(d) and d > 0):
             raise ValueError(f"dt={dt!r}: the step must be a finite number > 0 (s)")
         steps = (t1 - t0) / d
-        if method in ("timestepping", "moreau") and steps > MAX_STEPS:
+        if method in ("timestepping", "moreau", "unified") and steps > MAX_STEPS:
             raise ValueError(f"dt={dt!r} over [{t0:g}, {t1:g}] s is {steps:.3g} steps (at "
                              f"most {MAX_STEPS:.0e}); give a larger dt, e.g. "
                              f"dt={(t1 - t0) / 1e6:.3g} for 1e6 steps")
