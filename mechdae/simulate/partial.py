@@ -5,17 +5,87 @@ Every driver catches its :class:`mechdae.SolverError` (``PainleveError``,
 points it completed and attaches it as ``err.partial`` before re-raising. Drivers that
 hold their state in an object (the event engine of ``"event"`` and ``"auto"``) register a
 builder with :func:`on_failure`; :func:`keeps_partial` wraps the driver and calls it.
+
+Ctrl-C is a :class:`KeyboardInterrupt` with the same ``partial``. CasADi's integrators
+poll Python's signals (``PyErr_CheckSignals``) in each right-hand side call, but CVODES
+takes the raised interrupt for an unrecoverable right-hand side failure (``CV_RHSFUNC_FAIL``,
+a ``RuntimeError``; the word "KeyboardInterrupt" only reaches stderr). While a driver
+runs, :func:`keeps_partial` therefore counts the SIGINTs it sees (:func:`sigints`, a
+handler that counts and then calls the one it replaced) so that a failed integrator call
+can tell an interrupt (:func:`interrupted_since`) from a solver failure.
 """
+import contextlib
 import contextvars
 import functools
+import signal
+import threading
 
 import numpy as np
 
 from ..errors import SolverError
 
-__all__ = ["attach", "on_failure", "keeps_partial", "finite_prefix", "seeded"]
+__all__ = ["attach", "on_failure", "keeps_partial", "finite_prefix", "seeded", "sigints",
+           "counting_sigints", "sigint_count", "interrupted_since", "interrupt"]
 
 _BUILDER = contextvars.ContextVar("mechdae_partial_builder", default=None)
+_SIGINTS = [0]            # SIGINTs seen by the counting handler (while a driver runs)
+
+
+def _counting(prev):
+    def handler(signum, frame):
+        _SIGINTS[0] += 1
+        prev(signum, frame)
+    handler.mechdae_counting = True
+    return handler
+
+
+@contextlib.contextmanager
+def sigints():
+    """Count SIGINTs (:func:`interrupted_since`) while the block runs: the SIGINT handler
+    in force (Python's default raises ``KeyboardInterrupt``) is wrapped by one that counts
+    first. Only the main thread receives signals; elsewhere, or under a handler that is
+    not a Python function (``SIG_IGN``), or inside another such block, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    prev = signal.getsignal(signal.SIGINT)
+    if not callable(prev) or getattr(prev, "mechdae_counting", False):
+        yield
+        return
+    signal.signal(signal.SIGINT, _counting(prev))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, prev)
+
+
+def counting_sigints(driver):
+    """Decorate a driver to run inside :func:`sigints`."""
+    @functools.wraps(driver)
+    def run(*args, **kw):
+        with sigints():
+            return driver(*args, **kw)
+    return run
+
+
+def sigint_count():
+    """The number of SIGINTs counted so far (compare with :func:`interrupted_since`)."""
+    return _SIGINTS[0]
+
+
+def interrupted_since(count):
+    """Whether a SIGINT arrived since :func:`sigint_count` returned ``count``."""
+    return _SIGINTS[0] != count
+
+
+def interrupt(what, build=None):
+    """A :class:`KeyboardInterrupt` naming ``what`` was interrupted, with ``partial`` the
+    Result of ``build()`` (``res.stats["interrupted"]`` says where)."""
+    err = KeyboardInterrupt(f"{what}: interrupted (Ctrl-C)")
+    err.partial = None
+    if build is not None:
+        attach(err, build)
+    return err
 
 
 def attach(err, build):
@@ -27,7 +97,8 @@ def attach(err, build):
         err.partial, err.partial_error = None, exc
         return err
     if res is not None:
-        res.stats["failed"] = f"{type(err).__name__}: {err}"
+        key = "interrupted" if isinstance(err, KeyboardInterrupt) else "failed"
+        res.stats[key] = f"{type(err).__name__}: {err}"
     err.partial = res
     return err
 
@@ -40,15 +111,22 @@ def on_failure(build):
 
 
 def keeps_partial(driver):
-    """Wrap a driver so that a SolverError leaves with ``err.partial`` (the Result of the
-    builder the driver registered with :func:`on_failure`, which sees ``err`` and any
-    partial Result of a nested driver in ``err.partial``)."""
+    """Wrap a driver so that a SolverError or a KeyboardInterrupt leaves with
+    ``err.partial`` (the Result of the builder the driver registered with
+    :func:`on_failure`, which sees ``err`` and any partial Result of a nested driver in
+    ``err.partial``); SIGINTs are counted while it runs (:func:`sigints`)."""
     @functools.wraps(driver)
     def run(*args, **kw):
         slot = [None]
         token = _BUILDER.set(slot)
         try:
-            return driver(*args, **kw)
+            with sigints():
+                return driver(*args, **kw)
+        except KeyboardInterrupt as err:
+            if slot[0] is not None and getattr(err, "partial", None) is None:
+                build = slot[0]
+                attach(err, lambda: build(err))
+            raise
         except SolverError as err:
             if slot[0] is not None:
                 build = slot[0]

@@ -93,7 +93,8 @@ RK_STEPS = 32           # Runge-Kutta steps per estimated window
 
 
 class Failed(Exception):
-    """An integration after a singular position failed; ``X[:, :k + 1]`` are final."""
+    """An integration after a singular position failed, or was interrupted (then
+    ``__cause__`` is the KeyboardInterrupt); ``X[:, :k + 1]`` are final."""
 
     def __init__(self, exc, X, k):
         super().__init__(str(exc))
@@ -399,8 +400,8 @@ def pass_singular_positions(system, specs, ts, X, x0, pv, H, K, wc, compiled,
                 X[:, first + 1:end + 1] = integrate_grid(X[:, first], ts[first],
                                                          ts[first + 1:end + 1])
             span = _next(tools, integrate_grid, ts, X, (first, end), crossings)
-        except _failures() as exc:
-            raise Failed(getattr(exc, "exc", exc), X, span[0]) from exc
+        except _failures() + (KeyboardInterrupt,) as exc:     # Ctrl-C: raised with the
+            raise Failed(getattr(exc, "exc", exc), X, span[0]) from exc   # outputs done
     return X, crossings
 
 

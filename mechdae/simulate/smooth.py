@@ -18,7 +18,8 @@ from .. import _progress
 from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
 from .init import initial_state, project_state
-from .partial import attach, finite_prefix
+from .partial import (attach, counting_sigints, finite_prefix, interrupt, interrupted_since,
+                      sigint_count)
 from .result import Result
 from . import redundancy as _redundancy
 from . import singular as _singular
@@ -192,8 +193,8 @@ def _integrate_grid(system, specs, g, x0, P, method, rtol, atol, opts, compiled,
     F = _get_integrator(system, specs, rest, method, rtol, atol, opts, False, compiled)
     try:
         X1, st1 = _integrate(F, xk, P2)
-    except _Failed as f:
-        raise _Failed(f.exc, np.hstack([X0, f.X]), f.stats) from f.exc
+    except (_Failed, _Interrupted) as f:
+        raise type(f)(f.exc, np.hstack([X0, f.X]), f.stats) from f.exc
     _add_stats(st1, st0)
     st1["lmm"] = "adams+bdf"
     st1["adams_points"] = k
@@ -205,6 +206,16 @@ class _Failed(Exception):
 
     def __init__(self, exc, X, stats=None):
         super().__init__(str(exc))
+        self.exc, self.X, self.stats = exc, X, stats or {}
+
+
+class _Interrupted(KeyboardInterrupt):
+    """An integrator call stopped by Ctrl-C after completing the output columns ``X``
+    (as :class:`_Failed`; a KeyboardInterrupt, so that no solver-failure handler (a retry,
+    the Adams-to-BDF hand-over) takes it for one)."""
+
+    def __init__(self, exc, X, stats=None):
+        KeyboardInterrupt.__init__(self, str(exc))
         self.exc, self.X, self.stats = exc, X, stats or {}
 
 
@@ -231,12 +242,15 @@ def _integrate(F, x0, P):
     buf.set_res(i_xf, memoryview(xf))
     nx = a0.size
     before = _cumulative(buf)
+    n_int = sigint_count()
     try:
         ev()
     except RuntimeError as exc:
+        # CasADi polls Ctrl-C in the right-hand side; CVODES reports it as CV_RHSFUNC_FAIL
+        cls = _Interrupted if interrupted_since(n_int) else _Failed
         X = xf.reshape(nx, -1, order="F")
         k = finite_prefix(X.T)
-        raise _Failed(exc, X[:, :k].copy(), _this_call(buf, before)) from exc
+        raise cls(exc, X[:, :k].copy(), _this_call(buf, before)) from exc
     del keep
     return xf.reshape(nx, -1, order="F"), _this_call(buf, before)
 
@@ -342,8 +356,8 @@ def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj,
                     try:
                         out, st1 = _integrate_grid(system, specs, (1.0,), x, pack(a, b - a),
                                                    method, rtol, atol, opts, compiled)
-                    except _Failed as f:
-                        raise _Failed(f.exc, np.array(cols).T.reshape(xk.size, len(cols)),
+                    except (_Failed, _Interrupted) as f:
+                        raise type(f)(f.exc, np.array(cols).T.reshape(xk.size, len(cols)),
                                       st) from f.exc
                     x = out[:, 0]
                     q1, u1, _ = project_state(system, x[:nq], x[nq:nq + nu], b, pv,
@@ -352,7 +366,7 @@ def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj,
                     cols.append(x)
                     _add_stats(st, st1)
                 X = np.column_stack(cols)
-        except _Failed as f:
+        except (_Failed, _Interrupted) as f:
             f.ts = ts_c
             raise
         yield ts_c, np.hstack([xk[:, None], X]), st, cr
@@ -360,11 +374,16 @@ def _march(system, specs, grid, x0, method, rtol, atol, opts, pack, chunk, proj,
         i0 = i1
 
 
+@counting_sigints
 def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
                     rtol=1e-8, atol=1e-10, output_times=None, initialize=True,
                     stabilization="compiled", n_out=501, integrator_options=None, out=None,
                     chunk=None, compiled="auto"):
     """Smooth (event-free) simulation; see :meth:`mechdae.System.simulate`.
+
+    Ctrl-C raises :class:`KeyboardInterrupt` with ``partial`` as a failure does (a
+    streamed run's file then has status ``"interrupted"``); SIGINTs are counted while it
+    runs (:func:`mechdae.simulate.partial.sigints`) to tell them from solver failures.
 
     ``out``: an HDF5 file to stream the run to (:mod:`mechdae.simulate.stream`): the grid
     is integrated ``chunk`` output points at a time (default 100,000) from the last
@@ -401,10 +420,13 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
         st.update(rtol=rtol, atol=atol)
         return st
 
-    def fail(exc, ts, X, st):
-        err = SolverError(f"{system.name}: {method} integration failed: {exc}")
-        attach(err, lambda: postprocess(system, ts, X, pv, specs, H, K, finish_stats(st),
-                                        init_report))
+    def fail(f, ts, X, st):
+        def build():
+            return postprocess(system, ts, X, pv, specs, H, K, finish_stats(st), init_report)
+        if isinstance(f, KeyboardInterrupt):        # Ctrl-C (see _Interrupted)
+            return interrupt(f"{system.name}: {method} run at t = {ts[-1]:.6g}", build)
+        err = SolverError(f"{system.name}: {method} integration failed: {f.exc}")
+        attach(err, build)
         return err
 
     if out is not None:
@@ -422,17 +444,17 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
         # constraints: integrated in growing chunks, each checked for singular positions
         try:
             X, crossings, stats = through(ts, x0)
-        except _Failed as f:
+        except (_Failed, _Interrupted) as f:
             k = f.X.shape[1]
-            raise fail(f.exc, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
+            raise fail(f, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
     elif proj is None and not _progress.shown():
         try:
             Xf, stats = _integrate_grid(system, specs, (ts[1:] - t0) / T, x0,
                                         _pack(system, t0, T, pv, H, K, wc), method, rtol,
                                         atol, opts, compiled)
-        except _Failed as f:
+        except (_Failed, _Interrupted) as f:
             k = f.X.shape[1]
-            raise fail(f.exc, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
+            raise fail(f, ts[:k + 1], np.hstack([x0[:, None], f.X]), f.stats) from f.exc
         X = np.hstack([x0[:, None], Xf])
     else:
         # projection steps, or a progress bar on screen: integrated in chunks
@@ -450,9 +472,10 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
                 else:
                     _add_stats(stats, st)
                 _progress.advance(ts_c[-1])
-        except _Failed as f:
-            X = np.hstack(cols + [f.X])
-            raise fail(f.exc, ts[:X.shape[1]], X, f.stats) from f.exc
+        except (_Failed, KeyboardInterrupt) as f:
+            # (Ctrl-C between two chunks: the chunks done)
+            X = np.hstack(cols + [getattr(f, "X", np.zeros((x0.size, 0)))])
+            raise fail(f, ts[:X.shape[1]], X, getattr(f, "stats", stats)) from f
         X = np.hstack(cols)
     res = postprocess(system, ts, X, pv, specs, H, K, finish_stats(stats), init_report)
     _singular.report(res, crossings)
@@ -502,7 +525,8 @@ def _through(system, specs, pv, H, K, wc, method, rtol, atol, opts, compiled):
             X, crossings = _singular.pass_singular_positions(
                 system, specs, ts, None, x0, pv, H, K, wc, compiled, integrate_grid)
         except _singular.Failed as f:
-            raise _Failed(f.exc, f.X[:, 1:f.k + 1], stats) from f.exc
+            cls = _Interrupted if isinstance(f.__cause__, KeyboardInterrupt) else _Failed
+            raise cls(f.exc, f.X[:, 1:f.k + 1], stats) from f.exc
         return X, crossings, stats
     return through
 
@@ -550,10 +574,14 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
             n_chunks += 1
             put(ts_c, X_c, st, cr)
             _progress.advance(ts_c[-1])
-    except _Failed as f:
+    except (_Failed, _Interrupted) as f:
         k = f.X.shape[1]
         _add_stats(agg, f.stats)
-        err = SolverError(f"{system.name}: {method} integration failed: {f.exc}")
+        if isinstance(f, KeyboardInterrupt):
+            err = interrupt(f"{system.name}: {method} run streamed to {w.path} at t = "
+                            f"{f.ts[k]:.6g}")
+        else:
+            err = SolverError(f"{system.name}: {method} integration failed: {f.exc}")
         try:
             if first:
                 put(f.ts[:k + 1], np.hstack([x0[:, None], f.X]), {})
@@ -561,9 +589,14 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
                 w.append(postprocess(system, f.ts[1:k + 1], f.X, pv, specs, H, K, {},
                                      init_report))
         finally:
-            w.finish(stats_now(), status="failed", error=err)
+            w.finish(stats_now(), status="interrupted" if isinstance(f, KeyboardInterrupt)
+                     else "failed", error=err)
         attach(err, lambda: open_result(w.path, system))
         raise err from f.exc
+    except KeyboardInterrupt as exc:      # Ctrl-C outside the integrator: the chunks done
+        w.finish(stats_now(), status="interrupted", error=exc)
+        attach(exc, lambda: open_result(w.path, system))
+        raise
     except BaseException as exc:
         w.finish(stats_now(), status="failed", error=exc)
         raise

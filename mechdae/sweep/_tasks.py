@@ -60,7 +60,14 @@ def run_chunk(sys_key, sys_payload, plan_key, plan_payload, idx, cols):
     the process id and the objects this process loaded since its last report."""
     system = _cached(sys_key, sys_payload)
     plan = _cached(plan_key, plan_payload)
-    out = plan.run(system, cols)
+    try:
+        out = plan.run(system, cols)
+    except KeyboardInterrupt as exc:
+        # Ctrl-C: the rows finished before it go with the interrupt (to be stored); the
+        # interrupted row is not a row (a resumed sweep runs it again)
+        n, part = getattr(exc, "sweep_rows", (0, None))
+        exc.sweep_chunk = dict(idx=idx[:n], out=part, pid=os.getpid(), loads=0) if n else None
+        raise
     with _CACHE_LOCK:
         loads, _LOADS[1] = _LOADS[0] - _LOADS[1], _LOADS[0]
     return dict(idx=idx, out=out, pid=os.getpid(), loads=loads)
@@ -128,7 +135,11 @@ class SimulatePlan(_Plan):
         out = {name: [] for name in names}
         out.update(status=[], error=[], t_end=[])
         for i in range(n):
-            vals, status, err, t_end = self.run_one(system, cols, i)
+            try:
+                vals, status, err, t_end = self.run_one(system, cols, i)
+            except KeyboardInterrupt as exc:           # Ctrl-C: see run_chunk
+                exc.sweep_rows = (i, {k: v[:i] for k, v in out.items()})
+                raise
             for name in names:
                 out[name].append(vals.get(name, np.nan))
             out["status"].append(status)

@@ -107,22 +107,30 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
                         return
                     pending.add(backend.submit(keys, idx, table.chunk(idx)))
 
+            def take(r):
+                nonlocal loads, n_done
+                idx = r["idx"]
+                frame = pd.DataFrame(dict({"run": idx}, **table.chunk(idx), **r["out"]))
+                frames.append(frame)
+                if store is not None:
+                    store.add(frame)
+                loads += r["loads"]
+                n_done += len(idx)
+                advance(n_done)
+
             fill()
             while pending:
                 finished, rest = backend.wait(pending)
                 pending.clear()
                 pending.update(rest)
                 for f in finished:
-                    r = f.result()
-                    idx = r["idx"]
-                    frame = pd.DataFrame(dict({"run": idx}, **table.chunk(idx), **r["out"]))
-                    frames.append(frame)
-                    if store is not None:
-                        store.add(frame)
-                    loads += r["loads"]
-                    n_done += len(idx)
-                    advance(n_done)
+                    take(f.result())
                 fill()
+        except KeyboardInterrupt as exc:
+            backend.cancel(pending)
+            if getattr(exc, "sweep_chunk", None):     # rows finished in the stopped chunk
+                take(exc.sweep_chunk)
+            raise _interrupted(system, done, frames, out, table.n) from exc
         except BaseException:
             backend.cancel(pending)
             raise
@@ -130,18 +138,36 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
             if store is not None:
                 store.flush()
             backend.close()
-    parts = ([done] if done is not None and len(done) else []) + frames
-    if parts:
-        df = pd.concat(parts, ignore_index=True).sort_values("run")
-    else:
-        df = pd.DataFrame({"run": np.zeros(0, int)})
-    df = df.set_index("run")
+    df = _frame(pd, done, frames)
     df.attrs["sweep"] = dict(backend=backend.name, workers=backend.workers, chunk=size,
                              runs=table.n, ran=int(todo.size), resumed=table.n - int(todo.size),
                              failed=int((df["status"] == "failed").sum()) if len(df) else 0,
                              seconds=time.perf_counter() - t_start,
                              loads=loads)
     return df
+
+
+def _frame(pd, done, frames):
+    """The rows held (``done``, from ``out``) and run (``frames``), indexed by run."""
+    parts = ([done] if done is not None and len(done) else []) + frames
+    if parts:
+        df = pd.concat(parts, ignore_index=True).sort_values("run")
+    else:
+        df = pd.DataFrame({"run": np.zeros(0, int)})
+    return df.set_index("run")
+
+
+def _interrupted(system, done, frames, out, n):
+    """The KeyboardInterrupt of a sweep stopped by Ctrl-C: ``partial`` the DataFrame of the
+    rows finished (the interrupted runs are not rows: a resumed sweep runs them)."""
+    df = _frame(_pandas(), done, frames)
+    where = (f"they are in {out}; run the same sweep with out={out!r} again to run the "
+             f"other {n - len(df)}" if out is not None else
+             "they are in err.partial; give out= to make a sweep resumable")
+    err = KeyboardInterrupt(f"sweep {system.name}: interrupted (Ctrl-C) after {len(df)} of "
+                            f"{n} runs; {where}")
+    err.partial = df
+    return err
 
 
 def _meta(kind, system, table, state, **spec):

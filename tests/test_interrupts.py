@@ -1,0 +1,178 @@
+"""Interrupts honoured (issue 24): Ctrl-C (SIGINT to a child process running a script)
+stops a smooth run, a streamed run and a serial sweep within a fraction of a second with
+KeyboardInterrupt, keeps what was computed (``err.partial``, the file marked
+``"interrupted"``, the sweep's finished rows) and leaves a sweep resumable with the
+interrupted row run again."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import REPO
+
+# An undamped oscillator x'' = -k x (energy 1/2 k x0^2 conserved) and a pendulum in
+# Cartesian coordinates (a constraint: integrated in chunks through
+# simulate/singular.py); each child prints READY when the long call starts, and JSON
+# lines with what it saw.
+PRELUDE = textwrap.dedent('''
+    import json, sys, time
+    import numpy as np
+    import mechdae as md
+
+    def osc():
+        m = md.Model("osc")
+        x = m.coordinates("x")
+        k = m.parameter("k", 1.0)
+        m.kinetic_energy(0.5 * md.der(x) ** 2)
+        m.potential_energy(0.5 * k * x ** 2)
+        return m.compile(stabilization=None)
+
+    def pendulum():
+        m = md.Model("pendulum")
+        x, y = m.coordinates("x y")
+        m.kinetic_energy(0.5 * (md.der(x) ** 2 + md.der(y) ** 2))
+        m.potential_energy(9.81 * y)
+        m.holonomic(x ** 2 + y ** 2 - 1.0, name="rod")
+        return m.compile(stabilization=None)
+
+    def report(**kw):
+        print(json.dumps(kw), flush=True)
+
+    def ready():
+        print("READY", flush=True)
+''')
+
+SMOOTH = PRELUDE + textwrap.dedent('''
+    S = {"osc": osc, "pendulum": pendulum}[sys.argv[1]]()
+    out = sys.argv[2] if len(sys.argv) > 2 else None
+    S.simulate(0.1, method="cvodes", q0={"x": 1.0})         # compiled, warmed up
+    ready()
+    t0 = time.perf_counter()
+    try:
+        # (the pendulum: 0.1 s between outputs, its chunks of 64 outputs take ~10 ms)
+        S.simulate(1e6 if sys.argv[1] == "osc" else 1e4, method="cvodes", q0={"x": 1.0},
+                   n_out=100001, out=out)
+        report(type="finished")
+    except BaseException as e:
+        p = getattr(e, "partial", None)
+        ok = p is not None and bool(np.all(np.isfinite(np.asarray(p.q))))
+        report(type=type(e).__name__, msg=str(e), t_exc=time.perf_counter(),
+               partial_t=None if p is None else float(p.t[-1]),
+               partial_n=None if p is None else int(len(p.t)), finite=ok,
+               stats_interrupted=None if p is None else p.stats.get("interrupted"),
+               energy=None if p is None else float(np.ptp(np.asarray(p.energy))))
+''')
+
+SWEEP = PRELUDE + textwrap.dedent('''
+    S = osc()
+    out = sys.argv[1]
+
+    def state(row):
+        # rows 0, 2: k = 1, fast; row 1: k = 1e6, seconds of integration
+        print(f"ROW {int(row)}", flush=True)
+        return {"x": 1.0}, {}
+
+    S.simulate(0.1, method="cvodes", q0={"x": 1.0})
+    ready()
+    try:
+        df = S.sweep(samples={"row": [0, 1, 2], "k": [1.0, 1e6, 1.0]}, state=state,
+                     t_final=float(sys.argv[2]), method="cvodes", outputs={"top": "max(x)"},
+                     out=out, executor="serial", chunk=3, progress=False, n_out=20001)
+        report(type="finished", status=list(df["status"]), **df.attrs["sweep"])
+    except BaseException as e:
+        p = getattr(e, "partial", None)
+        report(type=type(e).__name__, msg=str(e), t_exc=time.perf_counter(),
+               rows=None if p is None else [int(i) for i in p.index])
+''')
+
+
+def _child(script, args, tmp_path, signal_after=0.3, marker="READY", timeout=60.0):
+    """Run ``script`` in a child; SIGINT ``signal_after`` s after the line ``marker``
+    (None: no signal). Returns (the JSON record it printed, the seconds from the
+    SIGINT to the exception (measured in the child), all stdout lines)."""
+    path = tmp_path / "child.py"
+    path.write_text(script)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    p = subprocess.Popen([sys.executable, str(path), *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=str(REPO))
+    lines, t_sig = [], None
+    deadline = time.monotonic() + timeout
+    try:
+        for line in p.stdout:
+            lines.append(line.rstrip("\n"))
+            if marker is not None and line.strip() == marker and t_sig is None:
+                time.sleep(signal_after)
+                t_sig = time.perf_counter()
+                p.send_signal(signal.SIGINT)
+                break
+            if time.monotonic() > deadline:
+                break
+        rest, err = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail(f"child still running {timeout} s after start (SIGINT at {t_sig})")
+    lines += rest.splitlines()
+    recs = [json.loads(s) for s in lines if s.startswith("{")]
+    assert recs, f"child printed no record; stdout {lines}, stderr {err[-3000:]}"
+    rec = recs[-1]
+    delay = rec["t_exc"] - t_sig if t_sig is not None and "t_exc" in rec else None
+    return rec, delay, lines
+
+
+@pytest.mark.parametrize("model", ["osc", "pendulum"])
+def test_ctrl_c_stops_a_smooth_run_with_its_partial(tmp_path, model):
+    rec, delay, _ = _child(SMOOTH, [model], tmp_path)
+    assert rec["type"] == "KeyboardInterrupt", rec        # not SolverError (CV_RHSFUNC_FAIL)
+    assert delay < 0.5, delay                             # (measured: ~0.05 s)
+    assert "interrupted (Ctrl-C)" in rec["msg"] and model in rec["msg"]
+    # the output points done before the interrupt: finite, conservative to the tolerance
+    assert rec["partial_n"] > 100 and 0 < rec["partial_t"] < 1e6 and rec["finite"]
+    assert rec["stats_interrupted"].startswith("KeyboardInterrupt")
+    assert rec["energy"] < 1e-2           # (scale 0.5 J, 9.81 J; the pendulum drifts 3e-3)
+
+
+@pytest.mark.parametrize("model", ["osc", "pendulum"])
+def test_ctrl_c_stops_a_streamed_run_and_marks_its_file(tmp_path, model):
+    pytest.importorskip("h5py")
+    import mechdae as md
+    out = tmp_path / "run.h5"
+    rec, delay, _ = _child(SMOOTH, [model, str(out)], tmp_path)
+    assert rec["type"] == "KeyboardInterrupt", rec        # was: swallowed, run went on
+    assert delay < 0.5, delay
+    assert str(out) in rec["msg"]
+    assert not os.path.exists(str(out) + ".part")
+    res = md.Result.open(out)
+    try:
+        assert res.status == "interrupted" and "KeyboardInterrupt" in res.error
+        # the file holds every point computed, the partial's last point included
+        assert len(res.t) == rec["partial_n"] and res.t[-1] == rec["partial_t"]
+        assert len(res.t) > 100
+    finally:
+        res.close()
+
+
+def test_ctrl_c_stops_a_serial_sweep_and_resume_runs_the_row_again(tmp_path):
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+    out = tmp_path / "sweep.parquet"
+    t_final = "30"           # row 1 (k = 1e6): ~5000 periods, ~2.5 s; rows 0, 2: ~10 ms
+    rec, delay, lines = _child(SWEEP, [str(out), t_final], tmp_path, marker="ROW 1")
+    assert rec["type"] == "KeyboardInterrupt", rec        # was: row 1 "failed", sweep on
+    assert delay < 0.5, delay
+    assert "ROW 2" not in lines                           # the sweep stopped
+    assert rec["rows"] == [0] and "again" in rec["msg"]
+    # row 0 (finished in the interrupted chunk) is on disk; the interrupted row is not a row
+    df = pd.read_parquet(out)
+    assert list(df["run"]) == [0] and list(df["status"]) == ["ok"]
+    # resumed: rows 1 and 2 run (row 1 again), row 0 comes from the file
+    rec2, _, lines2 = _child(SWEEP, [str(out), t_final], tmp_path, marker=None)
+    assert rec2["type"] == "finished", rec2
+    assert rec2["status"] == ["ok", "ok", "ok"]
+    assert rec2["ran"] == 2 and rec2["resumed"] == 1
+    assert "ROW 1" in lines2 and "ROW 2" in lines2
