@@ -526,7 +526,22 @@ typedef struct {
     double *seen;             /* (SEEN_MAX - cap) * n: w of solutions past the capacity,
                                  so that nsol counts distinct solutions (up to SEEN_MAX)  */
     int *piv;
+    /* Ctrl-C (mdae_status.h): polled between mode combinations, after every search of
+     * the sliding directions and at the leaves of the tree; stop set ends the enumeration
+     * (the solve returns MDAE_INTERRUPTED) */
+    mdae_interrupt_fn interrupt;
+    void *interrupt_ctx;
+    double pw;                /* work since the last poll (flops)                          */
+    int stop;
 } enum_ctx;
+
+/* Poll the interrupt after `work` flops; nonzero (and E->stop set) when asked to stop. */
+static int enum_poll(enum_ctx *E, double work)
+{
+    if (!E->stop && E->interrupt && poll_work(E->interrupt, E->interrupt_ctx, &E->pw, work))
+        E->stop = 1;
+    return E->stop;
+}
 
 static int mode_list(const enum_ctx *E, int a, int *list)
 {
@@ -791,9 +806,12 @@ static void enum_combination(enum_ctx *E, const int *mode)
                 }
             }
         nr = nl == 1 ? mdae_slide_search1(Aeff, ceff, muS[0], th, &complete) : 0;
-        if (nl > 1 || !complete)
+        if (nl > 1 || !complete) {
             nr = mdae_slide_search(nl, Aeff, ceff, muS, inf_norm(n * n, E->D), budget,
                                    SLIDE_ROOTS, th, &complete);
+            /* a search costs up to its box budget (~40 us a box): a poll after each */
+            if (enum_poll(E, MDAE_POLL_WORK)) return;
+        }
         for (m = 0; m < nr; ++m) {
             for (k = 0; k < nl; ++k) {
                 E->s3[2 * sl[k]] = cos(th[m * nl + k]);
@@ -820,7 +838,7 @@ static void enum_combination(enum_ctx *E, const int *mode)
             }
             for (it = 0; it < PICARD_MAX; ++it) {
                 double change = 0.0;
-                if (!solve_fixed(E, mode)) break;
+                if (enum_poll(E, (double)n * n * n) || !solve_fixed(E, mode)) break;
                 for (a = 0; a < nc; ++a) {
                     double x, y, t;
                     if (mode[a] != EM_SLIDE_3D) continue;
@@ -980,8 +998,11 @@ static void tree_visit(enum_ctx *E, tree_ctx *T, int a, const double *S, const d
         if (a == 0) {
             if (ok) tree_leaf(E, T, mode);
             else solve_record(E, mode);
+            if (enum_poll(E, ok ? (double)E->n * E->n : (double)E->n * E->n * E->n))
+                return;
         } else {
             tree_visit(E, T, a - 1, S2, r2, mode, ok);
+            if (E->stop) return;
         }
     }
 }
@@ -1017,6 +1038,7 @@ static int enumerate(enum_ctx *E)
     for (;;) {
         for (a = 0; a < nc; ++a) mode[a] = lists[a][idx[a]];
         enum_combination(E, mode);
+        if (enum_poll(E, (double)E->n * E->n * (E->n + 8))) break;
         for (a = 0; a < nc; ++a) {
             if (++idx[a] < counts[a]) break;
             idx[a] = 0;
@@ -1036,6 +1058,10 @@ static void enum_workspace(enum_ctx *E, double *work, int *piv, const mdae_impac
     E->piv = piv;
     E->max_boxes = opt->max_boxes;
     E->incomplete = 0;
+    E->interrupt = opt->interrupt;
+    E->interrupt_ctx = opt->interrupt_ctx;
+    E->pw = 0.0;
+    E->stop = 0;
 }
 
 static void set_tolerances(enum_ctx *E, double tol)
@@ -1299,6 +1325,7 @@ static int impact_solve_(const mdae_impact_problem *p, const mdae_impact_options
         enum_workspace(&E, rest, iwork, opt);
         set_tolerances(&E, opt->tol);
         enumerate(&E);
+        if (E.stop) return info->status = MDAE_INTERRUPTED;
         info->nsol = E.nsol;
         info->incomplete = E.incomplete;
         for (k = 0; k < E.nsol && k < cap; ++k) {
@@ -1453,6 +1480,7 @@ int mdae_painleve_solve(int nc, int dim, const double *D, const double *b,
     enum_workspace(&E, rest, piv, opt);
     set_tolerances(&E, opt->tol);
     enumerate(&E);
+    if (E.stop) return info->status = MDAE_INTERRUPTED;
     info->nsol = E.nsol;
     info->incomplete = E.incomplete;
     if (E.nsol == 0) return info->status = MDAE_INCONSISTENT;

@@ -111,7 +111,8 @@ typedef struct {
     double energy_tol;      /* relative tolerance of the energy check                    */
     int allow_energy_gain;  /* nonzero: e > 1 allowed, energy not checked                */
     int check_input;        /* nonzero: check finiteness, symmetry, ranges               */
-    mdae_interrupt_fn interrupt;  /* polled by LCP pivots, NSGS sweeps, batch loops, or NULL */
+    mdae_interrupt_fn interrupt;  /* polled by LCP pivots, NSGS sweeps, batch loops and the
+                                     enumeration (mode combinations, sliding searches), or NULL */
     void *interrupt_ctx;
 } mdae_impact_options;
 

@@ -176,3 +176,34 @@ def test_ctrl_c_stops_a_serial_sweep_and_resume_runs_the_row_again(tmp_path):
     assert rec2["status"] == ["ok", "ok", "ok"]
     assert rec2["ran"] == 2 and rec2["resumed"] == 1
     assert "ROW 1" in lines2 and "ROW 2" in lines2
+
+
+IMPACT = textwrap.dedent('''
+    import json, math, sys, time
+    import numpy as np
+    sys.path.insert(0, sys.argv[1])
+    from test_impact_all_solutions import body_delassus, impact
+
+    # a body on 6 feet, all of which may slide at once in space: every mode combination
+    # enumerated, searches of the sliding directions by branch and bound (~1 s each call)
+    k = 6
+    ang = 2 * math.pi * np.arange(k) / k
+    pts = [(0.5 * math.cos(t), 0.5 * math.sin(t), -0.3) for t in ang]
+    D, W = body_delassus(1.0, (0.2, 0.25, 0.3), pts)
+    v = W @ np.array([1.0, 0.3, -1.0, 0.1, 0.2, 0.4])
+    print("READY", flush=True)
+    try:
+        for _ in range(30):
+            impact(D, v, 0.0, 0.0, 0.5, 3, all_solutions=True, energy="report")
+        print(json.dumps(dict(type="finished")), flush=True)
+    except BaseException as e:
+        print(json.dumps(dict(type=type(e).__name__, t_exc=time.perf_counter())), flush=True)
+''')
+
+
+def test_ctrl_c_stops_a_spatial_impact_enumeration(tmp_path):
+    """The C enumeration of mode combinations polls the interrupt callback (between
+    combinations, after each search of sliding directions): it ran ~6 s deaf to Ctrl-C."""
+    rec, delay, _ = _child(IMPACT, [str(REPO / "tests")], tmp_path)
+    assert rec["type"] == "KeyboardInterrupt", rec
+    assert delay < 0.5, delay

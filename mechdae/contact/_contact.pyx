@@ -373,12 +373,15 @@ def painleve(const double[:, ::1] D, const double[::1] b, const double[::1] v_t,
     cdef int[::1] iwv = iwork
     mdae_impact_options_default(&o)
     o.max_solutions = max_solutions; o.tol = tol; o.max_boxes = max_boxes
+    o.interrupt = _interrupted
     with nogil:
         mdae_painleve_solve(nc, dim, &D[0, 0] if n > 0 else &_dummy, &b[0] if n > 0 else &_dummy,
                             &v_t[0] if nc > 0 else &_dummy, &mu[0] if nc > 0 else &_dummy,
                             slide_tol, &o, &lv[0, 0] if n > 0 else &_dummy,
                             &av[0, 0] if n > 0 else &_dummy, &mv[0, 0] if nc > 0 else &_idummy,
                             &wv[0], &iwv[0], &info)
+    if info.status == INTERRUPTED:
+        _raise_pending()
     return info.status, info.nsol, info.bad_input, info.bad_index, lam, acc, modes, info.incomplete
 
 
