@@ -30,6 +30,8 @@ void mdae_step_options_default(mdae_step_options *o)
     o->nsgs_iter = 1000;
     o->nsgs_tol = 1e-10;
     o->lcp_friction = 1;
+    o->interrupt = NULL;
+    o->interrupt_ctx = NULL;
 }
 
 int mdae_step_n_out(int nsteps, int every)
@@ -218,7 +220,7 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
     ws_t *W = &Wk;
     int nq = s->nq, nu = s->nu, nc = s->nc, d = s->dim, r = s->r, nrow = nc * d;
     int every = o->every < 1 ? 1 : o->every, k, i, j, a, b, out = 0;
-    double dt = o->dt, th = o->theta;
+    double dt = o->dt, th = o->theta, pw = 0.0;
     {
         size_t nd, ni;
         layout(s, work, iwork, W, &nd, &ni);
@@ -253,6 +255,15 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
         const double *wk = w_steps ? w_steps + (size_t)k * (size_t)s->nw : w_const;
         int na = 0, kd, frictionless = 1, st;
         info->step = k;
+        /* Ctrl-C: a poll about every MDAE_POLL_WORK flops of steps (a step: the model's
+         * terms, an nu x nu factorization, the contact problem) */
+        if (o->interrupt) {
+            pw += 64.0 + 16.0 * (nq + nu) + (double)nu * nu * nu + (double)nrow * nrow * nrow;
+            if (pw >= MDAE_POLL_WORK) {
+                pw = 0.0;
+                if (o->interrupt(o->interrupt_ctx)) return info->status = MDAE_INTERRUPTED;
+            }
+        }
         {
             const double *arg[5];
             double *res[12];

@@ -81,6 +81,11 @@ typedef struct {
     int nsgs_iter;              /* spatial friction with several contacts                */
     double nsgs_tol;
     int lcp_friction;           /* planar friction with several contacts: 1 LCP, 0 NSGS */
+    mdae_interrupt_fn interrupt;    /* polled between steps about every MDAE_POLL_WORK flops
+                                       (mdae_status.h); nonzero: the run stops before
+                                       step info->step with MDAE_INTERRUPTED, q and u the
+                                       state there, the rows stored so far kept; or NULL */
+    void *interrupt_ctx;
 } mdae_step_options;
 
 typedef struct {

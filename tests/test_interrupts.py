@@ -207,3 +207,50 @@ def test_ctrl_c_stops_a_spatial_impact_enumeration(tmp_path):
     rec, delay, _ = _child(IMPACT, [str(REPO / "tests")], tmp_path)
     assert rec["type"] == "KeyboardInterrupt", rec
     assert delay < 0.5, delay
+
+
+STEPPING = PRELUDE + textwrap.dedent('''
+    m = md.Model("ball")
+    y = m.coordinates("y")
+    m.kinetic_energy(0.5 * md.der(y) ** 2)
+    m.potential_energy(9.81 * y)
+    m.contact("ground", gap=y, restitution=0.5)
+    S = m.compile(stabilization=None)
+    out = sys.argv[1] or None
+    S.simulate(0.1, method="timestepping", q0={"y": 1.0}, dt=1e-3)
+    ready()
+    try:
+        # 2e8 Moreau-Jean steps in one call of the C loop (minutes)
+        kw = dict(out=out) if out else dict(output_times=np.linspace(0.0, 2000.0, 2001))
+        S.simulate(2000.0, method="timestepping", q0={"y": 1.0}, dt=1e-5, **kw)
+        report(type="finished")
+    except BaseException as e:
+        p = getattr(e, "partial", None)
+        report(type=type(e).__name__, msg=str(e), t_exc=time.perf_counter(),
+               partial_t=None if p is None else float(p.t[-1]),
+               partial_n=None if p is None else int(len(p.t)),
+               y_max=None if p is None else float(np.max(np.asarray(p["y"]))))
+''')
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_ctrl_c_stops_time_stepping(tmp_path, streamed):
+    """The C stepping loop polls the interrupt callback between steps (~every 4e6 flops):
+    a run of 2e8 steps stops at once, with the outputs (or the file) up to there."""
+    if streamed:
+        pytest.importorskip("h5py")
+    out = str(tmp_path / "steps.h5") if streamed else ""
+    rec, delay, _ = _child(STEPPING, [out], tmp_path)
+    assert rec["type"] == "KeyboardInterrupt", rec
+    assert delay < 0.5, delay
+    assert rec["partial_n"] > 10 and 0 < rec["partial_t"] < 2000.0
+    assert rec["y_max"] <= 1.0 + 1e-9                     # a bouncing ball loses energy
+    if streamed:
+        import mechdae as md
+        res = md.Result.open(out)
+        try:
+            assert res.status == "interrupted" and len(res.t) == rec["partial_n"]
+        finally:
+            res.close()
+    else:
+        assert "ball: time stepping" in rec["msg"] and "interrupted (Ctrl-C)" in rec["msg"]

@@ -5,16 +5,25 @@ The model functions are either CasADi-generated C (function addresses from a sha
 library loaded by ctypes) or, as a fallback, Python callables evaluating CasADi Function
 objects (one Python call per evaluation: slow, but needs no compiler).
 """
+import threading
+
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_Occurred
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uintptr_t
 from cpython.ref cimport PyObject
 
 cnp.import_array()
 
+cdef extern from "Python.h":
+    # no exception value: the pending KeyboardInterrupt stays set for the wrapper
+    int _check_signals "PyErr_CheckSignals" ()
+    unsigned long PyThread_get_thread_ident() nogil
+
 cdef extern from "mdae_status.h":
     const char *mdae_status_str(int status)
+    ctypedef int (*mdae_interrupt_fn)(void *ctx) noexcept nogil
 
 cdef extern from "mdae_step.h":
     ctypedef int (*mdae_eval_fn)(void *ctx, const double **arg, double **res) noexcept
@@ -53,6 +62,8 @@ cdef extern from "mdae_step.h":
         int nsgs_iter
         double nsgs_tol
         int lcp_friction
+        mdae_interrupt_fn interrupt
+        void *interrupt_ctx
     ctypedef struct mdae_step_info:
         int status
         int step
@@ -148,6 +159,36 @@ cdef class _Evaluator:
         return None if self.compiled else getattr(self.py, "error", None)
 
 
+DEF INTERRUPTED = 11
+
+cdef unsigned long _main_ident = <unsigned long>threading.main_thread().ident
+
+
+cdef int _interrupted(void *ctx) noexcept nogil:
+    """Interrupt callback of the stepping loop: on the main thread, runs Python's signal
+    handlers; nonzero when one raised (Ctrl-C), the exception left pending for
+    :func:`run`. Other threads never receive signals."""
+    if PyThread_get_thread_ident() != _main_ident:
+        return 0
+    with gil:
+        return _check_signals() != 0
+
+
+cdef int _raise_pending() except -1:
+    """Raise the exception left pending by a signal handler (KeyboardInterrupt)."""
+    if PyErr_Occurred() == NULL:
+        raise KeyboardInterrupt
+    return -1
+
+
+def _pending():
+    """The exception a signal handler left pending (see :func:`_interrupted`)."""
+    try:
+        _raise_pending()
+    except BaseException as exc:        # noqa: B036 - handed to the caller, re-raised there
+        return exc
+
+
 def n_out(int nsteps, int every):
     return mdae_step_n_out(nsteps, every)
 
@@ -156,7 +197,11 @@ def run(_Evaluator terms, _Evaluator proj, dict sizes, double[::1] e_n, double[:
         double[::1] mu, int[::1] quat, double[::1] p, double[::1] w_const, w_steps,
         double t0, int nsteps, double[::1] q, double[::1] u, dict opts, bint store_impulses,
         int ev_cap):
-    """Run the stepping loop; returns a dict of arrays and the C info fields."""
+    """Run the stepping loop; returns a dict of arrays and the C info fields.
+
+    Ctrl-C stops the loop (polled between steps): ``status`` is MDAE_INTERRUPTED,
+    ``step`` the steps done, ``interrupt`` the exception the signal handler raised (the
+    caller re-raises it with the rows done); otherwise ``interrupt`` is None."""
     cdef mdae_step_system s
     cdef mdae_step_options o
     cdef mdae_step_info info
@@ -183,6 +228,8 @@ def run(_Evaluator terms, _Evaluator proj, dict sizes, double[::1] e_n, double[:
     o.proj_tol = opts["proj_tol"]; o.every = opts["every"]
     o.impact_ratio = opts["impact_ratio"]; o.nsgs_iter = opts["nsgs_iter"]
     o.nsgs_tol = opts["nsgs_tol"]; o.lcp_friction = opts["lcp_friction"]
+    o.interrupt = _interrupted
+    o.interrupt_ctx = NULL
     nrow = s.nc * s.dim
     nout = mdae_step_n_out(nsteps, o.every)
     T = np.zeros(nout)
@@ -219,6 +266,7 @@ def run(_Evaluator terms, _Evaluator proj, dict sizes, double[::1] e_n, double[:
         status = mdae_step_run(&s, &o, pp, wcp, wsp, t0, nsteps, qp, up, &Tv[0], &Qv[0, 0],
                                &Uv[0, 0], Pout, &esv[0], &ecv[0], &epv[0], &exv[0, 0],
                                ev_cap, &wv[0], &iwv[0], &info)
+    pending = _pending() if status == INTERRUPTED else None
     ne = min(info.n_events, ev_cap)
     return dict(status=status, status_str=mdae_status_str(status).decode(), step=info.step,
                 solver_failures=info.solver_failures, n_events=info.n_events,
@@ -228,4 +276,5 @@ def run(_Evaluator terms, _Evaluator proj, dict sizes, double[::1] e_n, double[:
                 t=T, q=Q, u=U, P=P if store_impulses else None,
                 ev_step=ev_step[:ne].copy(), ev_contact=ev_contact[:ne].copy(),
                 ev_P=ev_P[:ne].copy(), ev_x=ev_x[:ne].copy(),
-                terms_error=terms.error(), proj_error=None if proj is None else proj.error())
+                terms_error=terms.error(), proj_error=None if proj is None else proj.error(),
+                interrupt=pending)

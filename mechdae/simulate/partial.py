@@ -25,7 +25,8 @@ import numpy as np
 from ..errors import SolverError
 
 __all__ = ["attach", "on_failure", "keeps_partial", "finite_prefix", "seeded", "sigints",
-           "counting_sigints", "sigint_count", "interrupted_since", "interrupt"]
+           "counting_sigints", "sigint_count", "interrupted_since", "interrupt", "named",
+           "reraise_swallowed"]
 
 _BUILDER = contextvars.ContextVar("mechdae_partial_builder", default=None)
 _SIGINTS = [0]            # SIGINTs seen by the counting handler (while a driver runs)
@@ -76,6 +77,26 @@ def sigint_count():
 def interrupted_since(count):
     """Whether a SIGINT arrived since :func:`sigint_count` returned ``count``."""
     return _SIGINTS[0] != count
+
+
+def reraise_swallowed(count, what):
+    """Raise ``KeyboardInterrupt`` (``what`` was interrupted) when a SIGINT was counted
+    since ``count`` but its KeyboardInterrupt never surfaced: raised inside a weakref
+    callback or a ``__del__`` (h5py's, while a chunk is written), Python prints it as
+    "Exception ignored" and goes on. Drivers call this between chunks."""
+    if interrupted_since(count):
+        raise KeyboardInterrupt(f"{what}: interrupted (Ctrl-C)")
+
+
+def named(err, what):
+    """``err``, or for a bare KeyboardInterrupt (Python's handler: no message) a new one
+    saying ``what`` was interrupted (Ctrl-C)."""
+    if isinstance(err, KeyboardInterrupt) and not err.args:
+        new = KeyboardInterrupt(f"{what}: interrupted (Ctrl-C)")
+        new.__cause__ = err.__cause__
+        new.__context__ = err.__context__
+        return new.with_traceback(err.__traceback__)
+    return err
 
 
 def interrupt(what, build=None):

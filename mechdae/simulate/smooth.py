@@ -19,7 +19,7 @@ from ..errors import SolverError
 from .inputs import resolve_inputs, inputs_key, input_mx, input_values, constant_vector
 from .init import initial_state, project_state
 from .partial import (attach, counting_sigints, finite_prefix, interrupt, interrupted_since,
-                      sigint_count)
+                      named, reraise_swallowed, sigint_count)
 from .result import Result
 from . import redundancy as _redundancy
 from . import singular as _singular
@@ -567,6 +567,7 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
     n_chunks = 0
     pack = (lambda a, T_: _pack(system, a, T_, pv, H, K, wc))
     through = _through(system, specs, pv, H, K, wc, method, rtol, atol, opts, compiled)
+    n_int = sigint_count()
     try:
         for ts_c, X_c, st, cr in _march(system, specs, grid, x0, method, rtol, atol, opts,
                                         pack, chunk, proj, pv, compiled, through):
@@ -574,6 +575,7 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
             n_chunks += 1
             put(ts_c, X_c, st, cr)
             _progress.advance(ts_c[-1])
+            reraise_swallowed(n_int, f"{system.name}: {method} run streamed to {w.path}")
     except (_Failed, _Interrupted) as f:
         k = f.X.shape[1]
         _add_stats(agg, f.stats)
@@ -594,9 +596,12 @@ def _stream(system, specs, grid, x0, method, rtol, atol, opts, pv, H, K, wc, pro
         attach(err, lambda: open_result(w.path, system))
         raise err from f.exc
     except KeyboardInterrupt as exc:      # Ctrl-C outside the integrator: the chunks done
-        w.finish(stats_now(), status="interrupted", error=exc)
-        attach(exc, lambda: open_result(w.path, system))
-        raise
+        err = named(exc, f"{system.name}: {method} run streamed to {w.path}")
+        w.finish(stats_now(), status="interrupted", error=err)
+        attach(err, lambda: open_result(w.path, system))
+        if err is exc:
+            raise
+        raise err from exc.__cause__
     except BaseException as exc:
         w.finish(stats_now(), status="failed", error=exc)
         raise

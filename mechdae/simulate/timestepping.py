@@ -51,7 +51,8 @@ from ..errors import SolverError
 from ._laws import contact_laws
 from .init import initial_state
 from .inputs import resolve_inputs, input_values
-from .partial import attach, finite_prefix
+from .partial import (attach, counting_sigints, finite_prefix, named, reraise_swallowed,
+                      sigint_count)
 from .result import Event
 from .smooth import postprocess
 
@@ -178,6 +179,7 @@ BLOCK_STEPS = 200_000
 
 
 # ---------------------------------------------------------------------- driver
+@counting_sigints
 def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs=None,
                           method="timestepping", dt=1e-3, theta=0.5, gamma=0.5,
                           projection="bilateral", every=1, output_times=None,
@@ -368,8 +370,10 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
         return (t0 + dt * st, np.asarray(o["ev_contact"]), np.asarray(o["ev_P"]),
                 np.asarray(o["ev_x"]), st, float(dt))
 
+    n_int = sigint_count()
     try:
         while done < nsteps:
+            reraise_swallowed(n_int, f"{system.name}: time stepping")
             n = min(steps_per_chunk, nsteps - done)
             t0c = t0 + done * dt if done else t0
             w_steps = None
@@ -389,8 +393,14 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
             for k in ("work_impact", "work_contact", "work_friction"):
                 info[k] += o[k]
             failed = None
+            if o.get("interrupt") is not None:      # Ctrl-C, polled between steps
+                failed = KeyboardInterrupt(f"{system.name}: time stepping interrupted (Ctrl-C) "
+                                           f"at step {done + o['step']} "
+                                           f"(t = {t0c + o['step'] * dt:.6g})")
             for e in (o["terms_error"], o["proj_error"]):
-                if e is not None:
+                if e is not None and failed is None and isinstance(e, KeyboardInterrupt):
+                    failed = e                      # Ctrl-C in a Python-evaluated term
+                elif e is not None and failed is None:
                     failed = SolverError(f"{system.name}: model evaluation failed in time "
                                          f"stepping: {e}")
                     failed.__cause__ = e
@@ -413,14 +423,19 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
                  chunk_events(o, t0c, done), done + n >= nsteps)
             done += n
             _progress.advance(t0 + done * dt)
-    except SolverError as err:
+    except (SolverError, KeyboardInterrupt) as exc:
+        # (Ctrl-C between blocks: Python's bare KeyboardInterrupt, named here)
+        err = named(exc, f"{system.name}: time stepping")
         if writer is not None:
-            writer.finish(stats_now(done), status="failed", error=err)
+            writer.finish(stats_now(done), error=err, status="interrupted" if isinstance(
+                err, KeyboardInterrupt) else "failed")
             from .stream import open_result
             attach(err, lambda: open_result(writer.path, system))
         else:
             attach(err, lambda: _assemble(kept, chunk_result, ot, half, done))
-        raise
+        if err is exc:
+            raise
+        raise err from exc.__cause__
     except BaseException as exc:
         if writer is not None:
             writer.finish(stats_now(done), status="failed", error=exc)
