@@ -221,7 +221,10 @@ int mdae_ode_run(const mdae_ode_system *s, const mdae_ode_options *o, double t0,
         || (ne > 0 && (!s->ev || !e || !edot || !fired || !o->shift))
         || (n_out > 0 && (!t_out || !T_out || !X_out))
         || !(o->rtol > 0) || !(o->atol >= 0) || !(o->window > 0) || !(o->window_max > 0)
-        || o->nsub < 1 || !isfinite(t0) || !isfinite(t_end))
+        || o->nsub < 1 || !isfinite(t0) || !isfinite(t_end)
+        || !isfinite(o->rtol) || !isfinite(o->atol)   /* atol = inf accepts every step */
+        || !(o->window / o->nsub > 0)      /* a zero sample spacing never advances */
+        || !(o->event_tol >= 0) || !isfinite(o->event_tol))
         return MDAE_BAD_INPUT;
     memset(info, 0, sizeof(*info));
     info->outcome = MDAE_ODE_DONE;
