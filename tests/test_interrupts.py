@@ -254,3 +254,39 @@ def test_ctrl_c_stops_time_stepping(tmp_path, streamed):
             res.close()
     else:
         assert "ball: time stepping" in rec["msg"] and "interrupted (Ctrl-C)" in rec["msg"]
+
+
+EVENTS = PRELUDE + textwrap.dedent('''
+    # an oscillator x'' = -100 x that never reaches its wall at x = 2: one long smooth
+    # phase of the event engine on CasADi's integrators
+    m = md.Model("osc_wall")
+    x = m.coordinates("x")
+    m.kinetic_energy(0.5 * md.der(x) ** 2)
+    m.potential_energy(50.0 * x ** 2)
+    m.contact("wall", gap=2.0 - x, restitution=0.5)
+    S = m.compile(stabilization=None)
+    method = sys.argv[1]
+    S.simulate(0.1, method=method, q0={"x": 1.0})
+    ready()
+    try:
+        S.simulate(1e5, method=method, q0={"x": 1.0}, n_out=10001)
+        report(type="finished")
+    except BaseException as e:
+        p = getattr(e, "partial", None)
+        report(type=type(e).__name__, msg=str(e), t_exc=time.perf_counter(),
+               partial_t=None if p is None else float(p.t[-1]),
+               partial_n=None if p is None else int(len(p.t)),
+               x_max=None if p is None else float(np.max(np.abs(np.asarray(p["x"])))))
+''')
+
+
+@pytest.mark.parametrize("method", ["event", "auto"])
+def test_ctrl_c_stops_the_event_engine(tmp_path, method):
+    """Ctrl-C inside the event engine's CasADi integrator: was a SolverError ("event")
+    or a hand-over to time stepping that ran on ("auto")."""
+    rec, delay, _ = _child(EVENTS, [method], tmp_path, signal_after=0.8)
+    assert rec["type"] == "KeyboardInterrupt", rec
+    assert delay < 0.5, delay
+    assert f"osc_wall: {method} run" in rec["msg"]
+    assert rec["partial_n"] > 5 and 0 < rec["partial_t"] < 1e5
+    assert abs(rec["x_max"] - 1.0) < 1e-6                  # amplitude kept: no impact

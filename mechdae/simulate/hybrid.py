@@ -54,7 +54,8 @@ from . import register_method
 from .event import (DEFAULTS as EVENT_DEFAULTS, EVENT_ATOL, EVENT_RTOL, EventEngine,
                     build_result, event_options, initial_x, output_grid)
 from .inputs import resolve_inputs
-from .partial import keeps_partial, on_failure, seeded
+from .partial import (interrupted_error, keeps_partial, on_failure, seeded,
+                      sigint_count)
 from .result import Event
 from .smooth import simulate_smooth, stabilization_matrices
 
@@ -236,6 +237,7 @@ def _event_stretch(eng, state, t_end, ts, monitor, limits):
         hard_left = limits["hard"] - limits["used"]
         cap = min(cap, hard_left)
     eng.max_events = base + cap
+    n_int = sigint_count()
     try:
         if base == 0 and not eng.samples_t:
             eng.start(t, x)
@@ -246,6 +248,10 @@ def _event_stretch(eng, state, t_end, ts, monitor, limits):
     except (PainleveError, EnergyGainError):
         raise
     except RuntimeError as exc:
+        stop = interrupted_error(n_int, exc, f"{eng.system.name}: auto run at t = "
+                                             f"{eng.t:.6g}")
+        if stop is not None:            # Ctrl-C inside a CasADi integrator: no hand-over
+            raise stop from exc
         limits["used"] += len(eng.events) - base
         over = len(eng.events) > eng.max_events
         if over and hard_left is not None and hard_left <= limits["budget"]:

@@ -26,7 +26,7 @@ from ..errors import SolverError
 
 __all__ = ["attach", "on_failure", "keeps_partial", "finite_prefix", "seeded", "sigints",
            "counting_sigints", "sigint_count", "interrupted_since", "interrupt", "named",
-           "reraise_swallowed"]
+           "reraise_swallowed", "interrupted_error"]
 
 _BUILDER = contextvars.ContextVar("mechdae_partial_builder", default=None)
 _SIGINTS = [0]            # SIGINTs seen by the counting handler (while a driver runs)
@@ -88,6 +88,15 @@ def reraise_swallowed(count, what):
         raise KeyboardInterrupt(f"{what}: interrupted (Ctrl-C)")
 
 
+def interrupted_error(count, exc, what):
+    """The KeyboardInterrupt to raise for an integrator failure ``exc`` that Ctrl-C caused
+    (a SIGINT counted since ``count``: CasADi's polled interrupt reaches CVODES as a
+    right-hand side failure), else None."""
+    if not interrupted_since(count) or isinstance(exc, KeyboardInterrupt):
+        return None
+    return KeyboardInterrupt(f"{what}: interrupted (Ctrl-C)")
+
+
 def named(err, what):
     """``err``, or for a bare KeyboardInterrupt (Python's handler: no message) a new one
     saying ``what`` was interrupted (Ctrl-C)."""
@@ -143,11 +152,17 @@ def keeps_partial(driver):
         try:
             with sigints():
                 return driver(*args, **kw)
-        except KeyboardInterrupt as err:
-            if slot[0] is not None and getattr(err, "partial", None) is None:
+        except KeyboardInterrupt as exc:
+            name = getattr(args[0], "name", "") if args else ""
+            err = named(exc, f"{name}: {kw.get('method', 'simulation')} run")
+            if not hasattr(err, "partial"):
+                err.partial = None                    # (as SolverError's: builders read it)
+            if slot[0] is not None and err.partial is None:
                 build = slot[0]
                 attach(err, lambda: build(err))
-            raise
+            if err is exc:
+                raise
+            raise err from exc.__cause__
         except SolverError as err:
             if slot[0] is not None:
                 build = slot[0]

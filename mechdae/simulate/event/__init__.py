@@ -68,7 +68,8 @@ from .. import register_method
 from ..init import initial_state
 from ..inputs import resolve_inputs
 from .._painleve import painleve_rules
-from ..partial import keeps_partial, on_failure, seeded
+from ..partial import (interrupted_error, keeps_partial, on_failure, seeded,
+                       sigint_count)
 from ..smooth import stabilization_matrices
 from .engine import EventEngine, MAX_WINDOW
 from .output import build_result
@@ -257,10 +258,15 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     on_failure(lambda err: build_result(seeded(eng, ts[0], x0), system, specs, pv, H, K,
                                         dict(method="event", rtol=rtol, atol=atol),
                                         init_report, wall0))
+    n_int = sigint_count()
     try:
         eng.start(ts[0], x0)
         eng.advance(ts[-1], ts)
     except RuntimeError as exc:
+        stop = interrupted_error(n_int, exc, f"{system.name}: event run at t = "
+                                             f"{eng.__dict__.get('t', ts[0]):.6g}")
+        if stop is not None:                    # Ctrl-C inside a CasADi integrator
+            raise stop from exc
         if isinstance(exc, SolverError):
             raise
         raise SolverError(f"{system.name}: event-driven integration failed at t = "
