@@ -27,7 +27,7 @@
 #include "mdae_step.h"
 
 static unsigned long long rng_state = 88172645463325252ULL;
-static long n_cases = 0, n_fail = 0, n_success = 0;
+static long n_cases = 0, n_fail = 0, n_success = 0, n_interrupted = 0;
 
 static unsigned long long rnd(void)
 {
@@ -170,6 +170,7 @@ static void fuzz_lcp(void)
     p.n = n; p.M = M; p.q = q;
     st = mdae_lcp_solve(method, &p, &o, z, w, work, iwork, &info);
     ++n_cases;
+    n_interrupted += st == MDAE_INTERRUPTED;
     if (st != info.status && method >= 0 && method <= 2)
         fail("lcp", "returned status %g differs from info %g", st, info.status);
     if (st == MDAE_OK) {
@@ -287,6 +288,7 @@ static void fuzz_impact(void)
         clock_t c0 = clock();
         double sec;
         st = mdae_impact_solve(&p, &o, P, vp, modes, dT, work, iwork, &info);
+        n_interrupted += st == MDAE_INTERRUPTED;
         sec = (double)(clock() - c0) / CLOCKS_PER_SEC;
         if (sec > 0.5)
             fprintf(stderr, "slow impact case (%.1f s): method %d nc %d dim %d max_boxes %d max_iter %d facets %d st %d nsol %d\n",
@@ -445,6 +447,7 @@ static void fuzz_painleve(void)
     if (irand(12) == 0) o.max_boxes = irand(3) - 1;
     st = mdae_painleve_solve(nc, dim, D, b, vt, mu, slide_tol, &o, lam, acc, modes, work, iwork, &info);
     ++n_cases;
+    n_interrupted += st == MDAE_INTERRUPTED;
     if (st != info.status) fail("painleve", "returned status %g differs from info %g", st, info.status);
     if (st == MDAE_OK || st == MDAE_AMBIGUOUS) {
         ++n_success;
@@ -494,6 +497,7 @@ static void fuzz_fc(void)
     if (irand(6) == 0) { o.interrupt = test_interrupt; poll_count = 0; poll_fire_at = 1 + irand(2); }
     st = mdae_fc_nsgs(&p, &o, r, u, work, &info);
     ++n_cases;
+    n_interrupted += st == MDAE_INTERRUPTED;
     if (st == MDAE_OK) {
         double e = mdae_fc_error(&p, r, u2);
         ++n_success;
@@ -564,6 +568,14 @@ static void fuzz_step(void)
     o.lcp_friction = irand(2);
     if (irand(10) == 0) o.nsgs_iter = irand(2) - 1;
     if (irand(10) == 0) o.nsgs_tol = weird();
+    if (irand(6) == 0) {   /* polled about every MDAE_POLL_WORK flops: may fire at once */
+        o.interrupt = test_interrupt; o.interrupt_ctx = NULL;
+        poll_count = 0; poll_fire_at = 1 + irand(3);
+        if (irand(3) == 0 && np > 0) {   /* long enough to be polled (~1000-6000 steps a poll) */
+            nsteps = 20000 + irand(10000);
+            o.every = every = 1000;
+        }
+    }
     nout = mdae_step_n_out(nsteps, every);
     q = xmalloc(sizeof(double) * (size_t)(nq + 1)); u = xmalloc(sizeof(double) * (size_t)(nu + 1));
     for (i = 0; i < np; ++i) {
@@ -579,6 +591,12 @@ static void fuzz_step(void)
     st = mdae_step_run(&s, &o, pp, wc, NULL, 0.0, nsteps, q, u, T, Q, U, Pout, evs, evc, evP, evx,
                        ev_cap, work, iwork, &info);
     ++n_cases;
+    if (st == MDAE_INTERRUPTED) {
+        ++n_success;                     /* a stop asked for and honoured */
+        ++n_interrupted;
+        if (!o.interrupt) fail("step", "interrupted without a callback (%g %g)", 0, 0);
+        if (!(info.step >= 0 && info.step <= nsteps)) fail("step interrupted", "at step %g of %g", info.step, nsteps);
+    }
     if (st == MDAE_OK) {
         ++n_success;
         for (i = 0; i < nq; ++i) if (!isfinite(q[i])) fail("step success", "q[%g] = %g", i, q[i]);
@@ -994,7 +1012,8 @@ int main(int argc, char **argv)
             }
     } while ((double)(clock() - t0) / CLOCKS_PER_SEC < seconds);
     printf("fuzz_kernels: %ld cases (%ld returned success, every one checked against its "
-           "residual), %ld failed checks, %.1f s; per kernel:", n_cases, n_success, n_fail,
+           "residual; %ld stopped by the interrupt callback), %ld failed checks, %.1f s; "
+           "per kernel:", n_cases, n_success, n_interrupted, n_fail,
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     for (f = 0; f < nfam; ++f)
         printf(" %s %ld (%.1f s)%s", fam[f].name, fam[f].cases, fam[f].seconds,
