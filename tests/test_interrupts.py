@@ -290,3 +290,27 @@ def test_ctrl_c_stops_the_event_engine(tmp_path, method):
     assert f"osc_wall: {method} run" in rec["msg"]
     assert rec["partial_n"] > 5 and 0 < rec["partial_t"] < 1e5
     assert abs(rec["x_max"] - 1.0) < 1e-6                  # amplitude kept: no impact
+
+
+THREADS = PRELUDE + textwrap.dedent('''
+    S = osc()
+    S.simulate(0.1, method="cvodes", q0={"x": 1.0})
+    ready()
+    try:
+        # 2 threads x chunks of 8 rows of ~0.5 s: a chunk runs ~4 s
+        S.sweep(params={"k": np.linspace(1.0, 2.0, 16)}, q0={"x": 1.0}, t_final=1e4,
+                executor="threads", workers=2, chunk=8, method="cvodes",
+                outputs={"top": "max(x)"}, progress=False, n_out=20001)
+        report(type="finished")
+    except BaseException as e:
+        report(type=type(e).__name__, msg=str(e), t_exc=time.perf_counter())
+''')
+
+
+def test_ctrl_c_stops_a_thread_sweep_after_the_running_rows(tmp_path):
+    """Only the main thread gets SIGINT: the chunks running on threads start no further
+    row (they ran their whole chunk, seconds, before the sweep could stop)."""
+    rec, delay, _ = _child(THREADS, [], tmp_path)
+    assert rec["type"] == "KeyboardInterrupt", rec
+    assert delay < 2.0, delay                 # one row (~0.5 s), not a chunk of 8 (~4 s)
+    assert "sweep osc: interrupted (Ctrl-C)" in rec["msg"]

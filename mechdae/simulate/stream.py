@@ -17,8 +17,9 @@ Layout (one HDF5 file, datasets growing along the first axis)::
            failed; a run killed while writing has none and loads unverified)
 
 The file is written as ``<out>.part`` (flushed after every chunk; ``status`` is
-``"running"``) and renamed to ``out`` when the run ends with ``status`` ``"done"``, or
-``"failed"`` when it raised (the file then holds every output point up to the failure).
+``"running"``) and renamed to ``out`` when the run ends with ``status`` ``"done"``,
+``"failed"`` when it raised, or ``"interrupted"`` when Ctrl-C stopped it (the file then
+holds every output point up to the failure or the interrupt).
 
 h5py is optional (the ``io`` extra); it is imported on first use with a clear message.
 """
@@ -267,7 +268,8 @@ class FileResult(Result):
     ``np.asarray(res.t)``); ``res[name]`` returns one column as an array; ``res.events``
     are parsed on first access. :meth:`load` gives an in-memory Result; ``evaluate``
     and named outputs load the run first. ``res.status`` is ``"done"``, ``"failed"``
-    (``res.error`` says why) or ``"running"`` (a run still writing, or one that died).
+    (``res.error`` says why), ``"interrupted"`` (Ctrl-C) or ``"running"`` (a run still
+    writing, or one that died).
     """
 
     def __init__(self, path, system=None):

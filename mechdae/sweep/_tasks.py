@@ -80,6 +80,15 @@ def _error_text(exc):
 class _Plan:
     """Where a row's columns go, and the fixed values (shared by both kinds of sweep)."""
 
+    #: set by the sweep on Ctrl-C: a chunk running on a thread starts no further row
+    #: (only the main thread receives the signal); not pickled
+    stopped = False
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("stopped", None)
+        return state
+
     def __init__(self, table, state):
         self.route = dict(table.route)
         self.fixed = {k: dict(v) for k, v in table.fixed.items()}
@@ -136,6 +145,8 @@ class SimulatePlan(_Plan):
         out.update(status=[], error=[], t_end=[])
         for i in range(n):
             try:
+                if self.stopped:
+                    raise KeyboardInterrupt("sweep stopped (Ctrl-C)")
                 vals, status, err, t_end = self.run_one(system, cols, i)
             except KeyboardInterrupt as exc:           # Ctrl-C: see run_chunk
                 exc.sweep_rows = (i, {k: v[:i] for k, v in out.items()})

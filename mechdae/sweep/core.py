@@ -127,6 +127,7 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
                     take(f.result())
                 fill()
         except KeyboardInterrupt as exc:
+            plan.stopped = True                 # chunks running on threads: no next row
             backend.cancel(pending)
             if getattr(exc, "sweep_chunk", None):     # rows finished in the stopped chunk
                 take(exc.sweep_chunk)
@@ -223,6 +224,13 @@ def sweep(system, params=None, q0=None, v0=None, *, t_final, grid=None, samples=
         ``"failed"``), ``error`` (the exception, ``""`` if none) and ``t_end`` (the time
         reached: ``t_final``, or where a failed run stopped). ``df.attrs["sweep"]``: the
         backend, chunk size, counts and wall time.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        On Ctrl-C, within about a run (serial: at once); ``err.partial`` is the DataFrame
+        of the rows finished (``out`` holds them too). The interrupted runs are not rows:
+        run the same sweep with ``out`` again to run them.
 
     Examples
     --------
