@@ -22,6 +22,8 @@ void mdae_ode_options_default(mdae_ode_options *o)
     o->h_stab = 0.0;
     o->method = MDAE_ODE_DOP853;
     o->max_steps = 10000000L;
+    o->interrupt = NULL;
+    o->interrupt_ctx = NULL;
 }
 
 /* work layout (doubles) */
@@ -209,7 +211,7 @@ int mdae_ode_run(const mdae_ode_system *s, const mdae_ode_options *o, double t0,
     double *eA, *edA, *eB, *edB, *off, *offB, *armed;
     double *ebest, *edbest, *xbest, *eH, *edH, tA = t0;
     double t = t0, h, hnew, err, fac, fac11, facold = 1e-4, win, win_end, spacing, next_s;
-    double hmax, tol, span, stnum, stden;
+    double hmax, tol, span, stnum, stden, pw = 0.0;
     int i, j, st, io = 0, reject = 0, iasti = 0, nonsti = 0, last;
     long small = 0;
     run_ctx c;
@@ -289,6 +291,11 @@ int mdae_ode_run(const mdae_ode_system *s, const mdae_ode_options *o, double t0,
         }
         if (h <= 16 * 2.2e-16 * (fabs(t) > 1 ? fabs(t) : 1.0)) return MDAE_NUMERICAL;
         if (info->n_steps + info->n_rejected >= o->max_steps) return MDAE_MAX_ITER;
+        /* Ctrl-C: a poll about every MDAE_POLL_WORK flops (a step: 13 stages of nx) */
+        if (o->interrupt && (pw += 64.0 + 40.0 * n) >= MDAE_POLL_WORK) {
+            pw = 0.0;
+            if (o->interrupt(o->interrupt_ctx)) return MDAE_INTERRUPTED;
+        }
         if (o->stiff_h > 0 && h < o->stiff_h && ++small > SMALL_STEPS) {
             /* hundreds of attempts below stiff_h: stability-limited (a stiff or
                near-singular phase, e.g. spatial sliding starting from rest) */

@@ -73,6 +73,10 @@ typedef struct {
                                stabilization) decay; at its boundary the error control
                                lets tolerance-level noise persist                       */
     long max_steps;
+    mdae_interrupt_fn interrupt;    /* polled between steps about every MDAE_POLL_WORK flops
+                                       (mdae_status.h): nonzero stops the run with
+                                       MDAE_INTERRUPTED (x, info->t: the last step); or NULL */
+    void *interrupt_ctx;
 } mdae_ode_options;
 
 enum { MDAE_ODE_DONE = 0, MDAE_ODE_EVENT = 1, MDAE_ODE_STIFF = 2 };

@@ -7,15 +7,24 @@ or 5(4) with event location), and generated CasADi functions called by address.
 ``mdae_ode_run`` with a mode's right-hand side and event functions, without Python in
 the loop.
 """
+import threading
+
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_Occurred
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uintptr_t
 
 cnp.import_array()
 
+cdef extern from "Python.h":
+    # no exception value: the pending KeyboardInterrupt stays set for the wrapper
+    int _check_signals "PyErr_CheckSignals" ()
+    unsigned long PyThread_get_thread_ident() nogil
+
 cdef extern from "mdae_status.h":
     const char *mdae_status_str(int status)
+    ctypedef int (*mdae_interrupt_fn)(void *ctx) noexcept nogil
 
 cdef extern from "mdae_step.h":
     ctypedef int (*mdae_eval_fn)(void *ctx, const double **arg, double **res) noexcept nogil
@@ -49,6 +58,8 @@ cdef extern from "mdae_ode.h":
         double stiff_h
         double h_stab
         long max_steps
+        mdae_interrupt_fn interrupt
+        void *interrupt_ctx
     ctypedef struct mdae_ode_info:
         int outcome
         double t, h
@@ -65,7 +76,6 @@ cdef extern from "mdae_ode.h":
     double mdae_ode_growth(int method, double re, double im)
 
 cdef extern from "mdae_contact.h":
-    ctypedef int (*mdae_interrupt_fn)(void *ctx) noexcept nogil
     ctypedef struct mdae_impact_options:
         int method, facets, max_solutions, max_boxes, max_iter
         double tol, energy_tol
@@ -112,6 +122,27 @@ cdef extern from "mdae_cycle.h":
 
 #: outcomes of :meth:`Phase.run`
 DONE, EVENT, STIFF = 0, 1, 2
+
+DEF INTERRUPTED = 11
+
+cdef unsigned long _main_ident = <unsigned long>threading.main_thread().ident
+
+
+cdef int _interrupted(void *ctx) noexcept nogil:
+    """Interrupt callback of the C integrator (polled between steps): on the main thread,
+    runs Python's signal handlers; nonzero when one raised (Ctrl-C), the exception left
+    pending for the wrapper. Other threads never receive signals."""
+    if PyThread_get_thread_ident() != _main_ident:
+        return 0
+    with gil:
+        return _check_signals() != 0
+
+
+cdef int _raise_pending() except -1:
+    """Raise the exception left pending by a signal handler (KeyboardInterrupt)."""
+    if PyErr_Occurred() == NULL:
+        raise KeyboardInterrupt
+    return -1
 #: Runge-Kutta pairs: Dormand-Prince 5(4) and 8(5,3)
 DOPRI5, DOP853 = 0, 1
 
@@ -257,6 +288,8 @@ cdef void _options(mdae_ode_options *o, double rtol, double atol, double window,
     o.h_stab = h_stab
     o.method = method
     o.shift = shift
+    o.interrupt = _interrupted
+    o.interrupt_ctx = NULL
 
 
 cdef class Phase:
@@ -340,6 +373,8 @@ cdef class Phase:
         with nogil:
             st = mdae_ode_run(&self.sys, &o, t0, &x[0], &xd[0], t_end, h0, &to[0] if nout else NULL,
                               nout, &To[0], &Xo[0, 0], &e[0], &ed[0], &fired[0], &work[0], &info)
+        if st == INTERRUPTED:
+            _raise_pending()
         if st:
             raise RuntimeError(f"phase integration failed at t = {info.t:.12g}: "
                                f"{mdae_status_str(st).decode()}")
@@ -489,6 +524,8 @@ cdef class Cycle:
                                 window, h0, &Pc[0], &H[0, 0], &nH[0],
                                 &to[0] if nout else NULL, nout, &To[0], &Xo[0, 0], &e[0],
                                 &ed[0], &fired[0], &lg[0, 0], &work[0], &iwork[0], &info)
+        if st == INTERRUPTED:
+            _raise_pending()
         if st:
             raise RuntimeError(f"phase integration failed at t = {info.ode.t:.12g}: "
                                f"{mdae_status_str(st).decode()}")
