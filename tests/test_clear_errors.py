@@ -142,7 +142,7 @@ def test_cli_names_a_build_that_returns_no_model(tmp_path, body, said, command):
     f = tmp_path / "bad_model.py"
     f.write_text(f"def build():\n    {body}\n")
     p = subprocess.run([sys.executable, "-m", "mechdae.cli", command[0], str(f), *command[1:]],
-                       capture_output=True, text=True, timeout=LIMIT)
+                       capture_output=True, text=True, timeout=LIMIT, cwd=tmp_path)
     assert p.returncode == 1
     assert "Traceback" not in p.stderr, p.stderr
     lines = p.stderr.strip().splitlines()
@@ -220,13 +220,13 @@ _MEMORY = textwrap.dedent("""
 """)
 
 
-def test_timestepping_memory_is_bounded_by_the_outputs():
+def test_timestepping_memory_is_bounded_by_the_outputs(tmp_path):
     """1e6 steps of the ball with 501 output times: storing every step would take
     1e6 x (1 + 2 + 2) doubles = 40 MB in the C loop's arrays alone (measured +155 MB peak
     for 2e6 steps before); in blocks of 2e5 steps the peak grows by ~24 MB whatever the
     number of steps (2e6 or 6e6 steps alike)."""
     p = subprocess.run([sys.executable, "-c", _MEMORY, str(MODELS / "bouncing_ball.py"), "10"],
-                       capture_output=True, text=True, timeout=LIMIT)
+                       capture_output=True, text=True, timeout=LIMIT, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     steps, points, events, growth = p.stdout.split()
     assert int(steps) == 1_000_000 and int(points) == 501 and int(events) > 10

@@ -76,7 +76,7 @@ def test_kill_during_save_leaves_old_or_new_file(tmp_path):
         for p in paths[fmt][1:]:
             _small("old").save(p)
     proc = subprocess.run([sys.executable, "-c", _KILLER, json.dumps(paths)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     seen = {"old": 0, "new": 0}
     for fmt, ps in paths.items():
@@ -152,7 +152,7 @@ _SWEEPER = textwrap.dedent("""
 def test_sweep_killed_keeps_finished_rows(tmp_path):
     out = tmp_path / "s.parquet"
     proc = subprocess.Popen([sys.executable, "-c", _SWEEPER.format(here=HERE), str(out)],
-                            stdout=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         assert proc.stdout.readline().strip() == "start"
         time.sleep(1.5)
