@@ -306,6 +306,7 @@ def test_ctrl_c_stops_the_c_phase_integrator(tmp_path):
 
 
 THREADS = PRELUDE + textwrap.dedent('''
+    import pandas  # noqa: F401  (the sweep's own import, ~0.5 s, done before READY)
     S = osc()
     S.simulate(0.1, method="cvodes", q0={"x": 1.0})
     ready()
@@ -323,7 +324,10 @@ THREADS = PRELUDE + textwrap.dedent('''
 def test_ctrl_c_stops_a_thread_sweep_after_the_running_rows(tmp_path):
     """Only the main thread gets SIGINT: the chunks running on threads start no further
     row (they ran their whole chunk, seconds, before the sweep could stop)."""
-    rec, delay, _ = _child(THREADS, [], tmp_path)
+    # SIGINT 1.2 s after READY: inside the first chunks (a row ~0.5 s, a chunk ~4 s) even
+    # when the sweep's set-up is slow on a loaded machine (a signal during the set-up is a
+    # plain KeyboardInterrupt: nothing ran yet)
+    rec, delay, _ = _child(THREADS, [], tmp_path, signal_after=1.2)
     assert rec["type"] == "KeyboardInterrupt", rec
     assert delay < 2.0, delay                 # one row (~0.5 s), not a chunk of 8 (~4 s)
     assert "sweep osc: interrupted (Ctrl-C)" in rec["msg"]
