@@ -35,7 +35,8 @@ def _extensions():
             extra_compile_args=["-O3", "-ffp-contract=off"],
             libraries=["mdae_kernels"],
         ))
-    return cythonize(exts, language_level=3,
+    # mechdae/ on the include path: _interrupt.pxi, the kernels' interrupt callback
+    return cythonize(exts, language_level=3, include_path=[os.path.join(HERE, "mechdae")],
                      compiler_directives={"boundscheck": False, "wraparound": False,
                                           "cdivision": True, "initializedcheck": False})
 

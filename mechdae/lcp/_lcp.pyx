@@ -64,26 +64,7 @@ DEF STACK_WORK = 1200      # doubles on the stack: enough for n <= 32
 DEF STACK_IWORK = 160
 
 
-cdef unsigned long _main_ident = <unsigned long>threading.main_thread().ident
-
-
-cdef int _interrupted(void *ctx) noexcept nogil:
-    """Interrupt callback of the C solvers (polled every few milliseconds of work): on
-    the main thread, runs Python's signal handlers; nonzero when one raised (Ctrl-C:
-    KeyboardInterrupt, left pending). Other threads never receive signals: 0 at once."""
-    cdef int r
-    if PyThread_get_thread_ident() != _main_ident:
-        return 0
-    with gil:
-        r = _check_signals()
-    return r != 0
-
-
-cdef int _raise_pending() except -1:
-    """Raise the exception left pending by a signal handler (KeyboardInterrupt)."""
-    if PyErr_Occurred() == NULL:
-        raise KeyboardInterrupt
-    return -1
+include "_interrupt.pxi"
 
 
 def status_str(int code):

@@ -123,26 +123,9 @@ cdef extern from "mdae_cycle.h":
 #: outcomes of :meth:`Phase.run`
 DONE, EVENT, STIFF = 0, 1, 2
 
-DEF INTERRUPTED = 11
-
-cdef unsigned long _main_ident = <unsigned long>threading.main_thread().ident
+include "_interrupt.pxi"
 
 
-cdef int _interrupted(void *ctx) noexcept nogil:
-    """Interrupt callback of the C integrator (polled between steps): on the main thread,
-    runs Python's signal handlers; nonzero when one raised (Ctrl-C), the exception left
-    pending for the wrapper. Other threads never receive signals."""
-    if PyThread_get_thread_ident() != _main_ident:
-        return 0
-    with gil:
-        return _check_signals() != 0
-
-
-cdef int _raise_pending() except -1:
-    """Raise the exception left pending by a signal handler (KeyboardInterrupt)."""
-    if PyErr_Occurred() == NULL:
-        raise KeyboardInterrupt
-    return -1
 #: Runge-Kutta pairs: Dormand-Prince 5(4) and 8(5,3)
 DOPRI5, DOP853 = 0, 1
 

@@ -159,26 +159,7 @@ cdef class _Evaluator:
         return None if self.compiled else getattr(self.py, "error", None)
 
 
-DEF INTERRUPTED = 11
-
-cdef unsigned long _main_ident = <unsigned long>threading.main_thread().ident
-
-
-cdef int _interrupted(void *ctx) noexcept nogil:
-    """Interrupt callback of the stepping loop: on the main thread, runs Python's signal
-    handlers; nonzero when one raised (Ctrl-C), the exception left pending for
-    :func:`run`. Other threads never receive signals."""
-    if PyThread_get_thread_ident() != _main_ident:
-        return 0
-    with gil:
-        return _check_signals() != 0
-
-
-cdef int _raise_pending() except -1:
-    """Raise the exception left pending by a signal handler (KeyboardInterrupt)."""
-    if PyErr_Occurred() == NULL:
-        raise KeyboardInterrupt
-    return -1
+include "_interrupt.pxi"
 
 
 def _pending():
