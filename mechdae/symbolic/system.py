@@ -1,42 +1,34 @@
-"""The compiled, frozen System: named CasADi Functions plus names and defaults."""
-import math
+"""The compiled, frozen System: named CasADi Functions plus names and defaults.
 
+:class:`System` holds the compiled Functions and the stabilized right-hand side built from
+them; the numbers at one state (:class:`~mechdae.symbolic._system_values.SystemValues`) and
+the driver facades (:class:`~mechdae.symbolic._system_drivers.SystemDrivers`: ``simulate``,
+``impact``, ``sweep``, ``ocp``, ...) are mixins in their own modules.
+"""
 import casadi as ca
 import numpy as np
 
+from ._system_drivers import SystemDrivers
+from ._system_values import SystemValues, _number  # noqa: F401  (_number: simulate.checks)
 from .linalg import regularized_solve
 
 __all__ = ["System"]
-
-_ASSEMBLY = None
-
-
-def _number(val, where, name, model):
-    """``float(val)``, or a ValueError naming the entry (``params={"L": "abc"}``)."""
-    try:
-        return float(val)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: value of '{name}' for model '{model}' is {val!r}, not a "
-                         f"number; give a float ({where}={{{name!r}: 1.0}})") from None
-
-
-def _contact_assembly():
-    """``mechdae.contact.assembly`` (imported on first use: contacts are optional)."""
-    global _ASSEMBLY
-    from ..contact import assembly
-    _ASSEMBLY = assembly
-    return assembly
 
 
 def _F(name, ins, outs, in_names, out_names):
     return ca.Function(name, ins, outs, in_names, out_names)
 
 
-class System:
+class System(SystemValues, SystemDrivers):
     """A compiled model (frozen): named CasADi Functions and the System's orderings.
 
     Created by :meth:`mechdae.Model.compile`; never built directly.  Parameters stay
     symbolic (input ``p`` of every Function), so one System serves any parameter values.
+    This class builds the Functions and the stabilized right-hand side; values at one state
+    (``param_vector``, ``state_arrays``, ``dynamics_terms``, ...) come from
+    :class:`~mechdae.symbolic._system_values.SystemValues`, the driver calls (``simulate``,
+    ``impact``, ``painleve``, ``sweep``, ``ocp``, ...) from
+    :class:`~mechdae.symbolic._system_drivers.SystemDrivers`.
 
     Attributes
     ----------
@@ -230,319 +222,6 @@ class System:
             ud = ca.solve(M, h, "ldl")
         qd = F["kinematics"](q, u, p)
         return ca.vertcat(qd, ud, vd), lam, z
-
-    # ------------------------------------------------------------------ values
-    def param_vector(self, params=None):
-        """Parameter vector in System order from a dict (names left out: defaults)."""
-        pv = self.p_defaults.copy()
-        if params:
-            index = self._name_index()["p"]
-            for k, val in params.items():
-                i = index.get(k)
-                if i is None:
-                    raise ValueError(self.unknown_parameter(k))
-                pv[i] = val if type(val) is float else _number(val, "params", k, self.name)
-        # inf is meaningful for some parameters (friction = inf: no sliding); NaN never is
-        s2 = pv @ pv                       # NaN iff some entry is NaN (squares: no inf - inf)
-        bad = [n for n, x in zip(self.p_names, pv) if np.isnan(x)] if s2 != s2 else ()
-        if bad:
-            raise ValueError(f"params: value of {', '.join(repr(b) for b in bad)} is NaN "
-                             f"for model '{self.name}'; give a number")
-        return pv
-
-    def unknown_parameter(self, name):
-        """The message for ``params={name: ...}`` naming no parameter of this System (an
-        evaluated one says so, with its value and the fix)."""
-        ev = getattr(self, "evaluated", {})
-        if name in ev:
-            return (f"parameter '{name}' of model '{self.name}' was evaluated at compile "
-                    f"(compile(evaluate=...)): its value {ev[name]!r} is part of the "
-                    "equations; compile without evaluating it to vary it")
-        return (f"unknown parameter '{name}' for model '{self.name}'; "
-                f"parameters: {', '.join(self.p_names) or 'none'}")
-
-    def state_arrays(self, q=None, v=None, given_v=False):
-        """``(q, u, v_extra, given_q, given_u)`` arrays from dicts/arrays (defaults filled).
-
-        ``q`` dict keys: coordinate names or names of states of the general equations
-        (``"x"``, ``"der(x)"``, ...); ``v`` keys: speed names, coordinate names for
-        coordinates whose speed is ``der(x)``, or a variable ``x`` of derivative order >= 2
-        (meaning ``der(x)``).  With ``given_v=True`` a sixth array flags the general states
-        that were given.
-        """
-        qa, ua, va = self.q_defaults.copy(), self.u_defaults.copy(), self.v_defaults.copy()
-        gq = np.zeros(self.nq, bool)
-        gu = np.zeros(self.nu, bool)
-        gv = np.zeros(self.nv, bool)
-        index = self._name_index()
-        if q is not None:
-            if isinstance(q, dict):
-                for k, val in q.items():
-                    i = index["q"].get(k)
-                    if i is not None:
-                        qa[i] = val if type(val) is float else _number(val, "q0", k, self.name)
-                        gq[i] = True
-                    elif k in index["v"]:
-                        i = index["v"][k]
-                        va[i] = _number(val, "q0", k, self.name)
-                        gv[i] = True
-                    else:
-                        raise ValueError(f"q0: unknown coordinate '{k}' for model '{self.name}'; "
-                                         f"coordinates: {', '.join(self.q_names + self.v_names)}")
-            else:
-                arr = np.asarray(q, dtype=float).ravel()
-                if arr.size not in (self.nq, self.nq + self.nv):
-                    raise ValueError(f"q0: expected {self.nq} values (System order "
-                                     f"{self.q_names}), got {arr.size}")
-                qa[:] = arr[:self.nq]
-                if arr.size > self.nq:
-                    va[:] = arr[self.nq:]
-                    gv[:] = True
-                gq[:] = True
-        if v is not None:
-            if isinstance(v, dict):
-                coord_speed = index["coord_speed"]
-                for k, val in v.items():
-                    i = index["u"].get(k)
-                    if i is not None:
-                        ua[i] = val if type(val) is float else _number(val, "v0", k, self.name)
-                        gu[i] = True
-                        continue
-                    name = coord_speed.get(k)
-                    if name is None and self.v_order.get(k, 0) >= 2:
-                        i = self.v_names.index(f"der({k})")
-                        va[i] = _number(val, "v0", k, self.name)
-                        gv[i] = True
-                        continue
-                    if name is None:
-                        raise ValueError(f"v0: unknown speed '{k}' for model '{self.name}'; "
-                                         f"speeds: {', '.join(self.u_names)}")
-                    i = index["u"][name]
-                    ua[i] = _number(val, "v0", k, self.name)
-                    gu[i] = True
-            else:
-                arr = np.asarray(v, dtype=float).ravel()
-                if arr.size != self.nu:
-                    raise ValueError(f"v0: expected {self.nu} values (System order "
-                                     f"{self.u_names}), got {arr.size}")
-                ua[:] = arr
-                gu[:] = True
-        for label, names, arr in (("q0", self.q_names, qa), ("v0", self.u_names, ua),
-                                  ("q0", self.v_names, va)):
-            if math.isfinite(arr @ arr):   # every entry finite (an overflow: checked below)
-                continue
-            bad = [n for n, x in zip(names, arr) if not np.isfinite(x)]
-            if bad:
-                raise ValueError(f"{label}: {', '.join(repr(b) for b in bad)} not finite for "
-                                 f"model '{self.name}'; give finite values")
-        if given_v:
-            return qa, ua, va, gq, gu, gv
-        return qa, ua, va, gq, gu
-
-    def _name_index(self):
-        """Name -> position dicts of q, u, v and p, and coordinate -> speed name (built
-        once: the dict-by-name calls of impact() and simulate() look names up here)."""
-        idx = self.__dict__.get("_names_idx")
-        if idx is None:
-            idx = self._names_idx = dict(
-                q={n: i for i, n in enumerate(self.q_names)},
-                u={n: i for i, n in enumerate(self.u_names)},
-                v={n: i for i, n in enumerate(self.v_names)},
-                p={n: i for i, n in enumerate(self.p_names)},
-                coord_speed={c: s for s, c in self.speed_of.items()})
-        return idx
-
-    def _pw(self, params, inputs, t=0.0):
-        pv = self.param_vector(params)
-        from ..simulate.inputs import input_values
-        wv = input_values(self, inputs, np.atleast_1d(float(t)), pv)[:, 0] if self.w_names \
-            else np.zeros(0)
-        return pv, wv
-
-    def dynamics_terms(self, q, v, t=0.0, params=None, inputs=None):
-        """Numerical ``M, h, G, A, b, phi, psi, W, Wt, Wdot_u, gap`` at one state.
-
-        Parameters
-        ----------
-        q, v : dict by name or array in System order
-        t : float
-        params, inputs : dict, optional
-
-        Returns
-        -------
-        dict of numpy arrays
-        """
-        qa, ua, va, _, _ = self.state_arrays(q, v)
-        pv, wv = self._pw(params, inputs, t)
-        F = self.functions
-        z = np.zeros(self.nz)
-        if self.nv + self.nz:
-            z = np.array(F["extras_solve"](qa, ua, va, t, pv, wv)[1]).ravel()
-        A, b = F["A"](qa, t, pv)
-        y, zc, C, c = F["constraints"](qa, ua, t, pv)
-        return dict(M=np.array(F["M"](qa, pv)), h=np.array(F["h"](qa, ua, va, z, t, pv, wv)).ravel(),
-                    G=np.array(F["G"](qa, t, pv)), A=np.array(A), b=np.array(b).ravel(),
-                    phi=np.array(y).ravel(), psi=np.array(F["psi"](qa, ua, t, pv)).ravel(),
-                    C=np.array(C), c=np.array(c).ravel(),
-                    W=np.array(F["W"](qa, t, pv)), Wt=np.array(F["Wt"](qa, t, pv)).ravel(),
-                    Wdot_u=np.array(F["Wdot_u"](qa, ua, t, pv)).ravel(),
-                    gap=np.array(F["gap"](qa, t, pv)).ravel())
-
-    def contact_terms(self, q, v, t=0.0, params=None, inputs=None):
-        """D-level contact ingredients ``M, h, W, Wt, Wdot_u, gap`` (plus ``G``, ``A``, ``c``).
-
-        ``W`` stacks, per contact in :attr:`contact_names` order, the normal row ``w_n^T``
-        then the tangential rows ``w_t^T`` (see :attr:`contact_rows`); the contact
-        velocities are ``v_c = W u + Wt`` (``Wt``: the rheonomic part, zero for contacts
-        that do not move with time) and their rates ``W u' + Wdot_u``.
-        """
-        return self.dynamics_terms(q, v, t, params, inputs)
-
-    def contact_law(self, name):
-        """Restitution, friction, tangential restitution and law of contact ``name``."""
-        for c in self.contacts:
-            if c["name"] == name:
-                return dict(c)
-        raise KeyError(f"model '{self.name}' has no contact '{name}'")
-
-    def constraint_rank(self, q, t=0.0, params=None, tol=1e-9):
-        """Numerical rank of the holonomic Jacobian ``G(q)`` (relative tolerance ``tol``)."""
-        qa, _, _, _, _ = self.state_arrays(q, None)
-        G = np.array(self.functions["G"](qa, t, self.param_vector(params)))
-        if G.size == 0:
-            return 0
-        s = np.linalg.svd(G, compute_uv=False)
-        return int(np.sum(s > tol * max(s[0], 1e-300)))
-
-    # ------------------------------------------------------------------ drivers
-    def simulate(self, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
-                 rtol=None, atol=None, output_times=None, initialize=True,
-                 stabilization="compiled", **options):
-        """Simulate from ``t = 0`` (or ``output_times[0]``) to ``t_final``.
-
-        Parameters
-        ----------
-        t_final : float
-            End time (s).
-        q0, v0 : dict by name or array in System order, optional
-            Initial coordinates / speeds; names left out take their defaults.
-        params : dict, optional
-            Parameter values (no recompilation).
-        inputs : dict, optional
-            ``{name: constant | (k, 2) samples | f(t)}``.
-        method : str
-            ``"auto"``/``"smooth"``/``"cvodes"`` (ODE form), ``"idas"`` (DAE form); hybrid
-            methods register themselves in :data:`mechdae.simulate.METHODS`.
-        rtol, atol : float, optional
-            Integrator tolerances; ``None`` (default) lets the method choose: 1e-8 / 1e-10
-            for the smooth methods (and ``"auto"`` without contacts), 1e-10 / 1e-12 for
-            ``"event"`` and ``"auto"`` with contacts (event times inherit the integration
-            error); fixed-step methods ignore them.
-        output_times : array, optional
-            Output grid (default 501 points on ``[0, t_final]``): finite, increasing, not
-            past ``t_final`` (``t_final=None``: the last output time).
-        initialize : bool
-            Move the initial state to the nearest consistent one (report in
-            ``Result.init_report``); ``False`` keeps it as given. A start inside a contact
-            (gap < 0) is projected onto the gaps >= 0 without adding kinetic energy
-            (``True``) or refused with a ValueError (``False``); see
-            :mod:`mechdae.simulate.init_contacts`.
-        stabilization : Baumgarte, Mukharlyamov, Projection, list, None, optional
-            Override of the compiled stabilization (gains are parameters of the graph).
-        **options
-            The method's own options (:data:`mechdae.simulate.OPTIONS`).
-
-        Returns
-        -------
-        Result
-
-        Raises
-        ------
-        TypeError
-            An option the method does not take (named, with a close match and the valid
-            ones).
-        ValueError
-            A non-finite or empty horizon; ``"smooth"``, ``"cvodes"`` or ``"idas"`` on a
-            model with contacts (which they would ignore); see
-            :func:`mechdae.simulate.check_call`.
-        """
-        from ..simulate import simulate
-        return simulate(self, t_final, q0=q0, v0=v0, params=params, inputs=inputs, method=method,
-                        rtol=rtol, atol=atol, output_times=output_times, initialize=initialize,
-                        stabilization=stabilization, **options)
-
-    def to_casadi(self, form="ode", inputs=None):
-        """Export the stabilized DAE (see :func:`mechdae.export.to_casadi`)."""
-        from ..export import to_casadi
-        return to_casadi(self, form=form, inputs=inputs)
-
-    # ------------------------------------------------------------------ contacts
-    def impact(self, q, v, active=None, all_solutions=False, params=None, t=0.0,
-               method="auto", **options):
-        """Impact at ``(q, v)``: post-impact speeds, impulses, modes, all solutions.
-
-        Options: ``tol``, ``gap_tol``, ``inputs``, ``energy_gain``, ``max_boxes`` (the box
-        budget of each search of sliding directions in space; ``out.exhaustive`` says
-        whether the search was complete). See :func:`mechdae.contact.assembly.impact`
-        (returns an ``ImpactResult``).
-        """
-        # the assembly module is looked up once (an import statement per call costs ~1 us
-        # on a ~6 us fast path); states and parameters as arrays or dicts of floats by name
-        # go straight into the fast path's buffers
-        asm = _ASSEMBLY or _contact_assembly()
-        if not options and not all_solutions and (method == "auto" or method == "enum"):
-            out = asm._impact_fast(self, q, v, active, params, t)
-            if out is not None:
-                return out
-            return asm._impact_general(self, q, v, active, False, params, t, method)
-        return asm.impact(self, q, v, active, all_solutions, params, t, method, **options)
-
-    def impact_batch(self, qs, vs, active=None, params=None, t=0.0, method="enum", **options):
-        """Many impact problems in one vectorized pass (see
-        :func:`mechdae.contact.assembly.impact_batch`; options ``tol``, ``gap_tol``,
-        ``energy``, ``max_boxes``; ``out.exhaustive`` per problem)."""
-        from ..contact.assembly import impact_batch
-        return impact_batch(self, qs, vs, active=active, params=params, t=t, method=method,
-                            **options)
-
-    def sweep(self, params=None, q0=None, v0=None, **options):
-        """Simulations over a grid or table of parameters and initial values: a pandas
-        DataFrame, one row per run, serially or on threads, processes or a Dask cluster
-        (see :func:`mechdae.sweep.sweep`)."""
-        from ..sweep import sweep
-        return sweep(self, params, q0, v0, **options)
-
-    def impact_sweep(self, q=None, v=None, params=None, **options):
-        """Impact problems over a grid or table of states and parameters: a pandas
-        DataFrame, one row per problem (see :func:`mechdae.sweep.impact_sweep`)."""
-        from ..sweep import impact_sweep
-        return impact_sweep(self, q, v, params, **options)
-
-    def painleve(self, q, v, active=None, params=None, t=0.0, **options):
-        """Painlevé classification (unique | inconsistent | indeterminate) of the contact
-        problem at ``(q, v)`` (see :func:`mechdae.contact.assembly.painleve`)."""
-        from ..contact.assembly import painleve
-        return painleve(self, q, v, active=active, params=params, t=t, **options)
-
-    def contact_forces(self, q, v, active=None, params=None, t=0.0, **options):
-        """Acceleration-level contact problem: forces, lift-off/stick/slide modes, ``u'``
-        for every consistent solution (see :func:`mechdae.contact.assembly.contact_forces`)."""
-        from ..contact.assembly import contact_forces
-        return contact_forces(self, q, v, active=active, params=params, t=t, **options)
-
-    def contact_problem(self, q, v, active=None, t=0.0, params=None, **options):
-        """Contact-space problem (``D``, ``v_minus``, ``b``, ``B``, laws) at ``(q, v)``
-        (see :func:`mechdae.contact.assembly.contact_problem`)."""
-        from ..contact.assembly import contact_problem
-        return contact_problem(self, q, v, active=active, t=t, params=params, **options)
-
-    def ocp(self, N=50, t_final=1.0, method="multiple_shooting", controls=None, **options):
-        """Optimal control problem with the model's inputs as controls (direct multiple
-        shooting or collocation on ``casadi.Opti``, :class:`mechdae.export.OCP`; through
-        contact: ``phases=[...]`` a fixed mode sequence, :class:`mechdae.export.HybridOCP`,
-        or ``method="complementarity"``, :class:`mechdae.export.ContactImplicitOCP`)."""
-        from ..export.ocp import ocp
-        return ocp(self, N=N, t_final=t_final, method=method, controls=controls, **options)
 
     # ------------------------------------------------------------------ pickling
     def __reduce__(self):
