@@ -16,7 +16,7 @@ not see a drift of ``|quat|`` (which the kinematics preserve exactly in exact ar
 import casadi as ca
 import numpy as np
 
-from .model import _as_sx
+from .._symbols import _as_sx
 
 __all__ = ["PlanarBody", "SpatialBody"]
 

@@ -11,197 +11,20 @@ Symbols are CasADi ``SX`` scalars.  Every coordinate ``x`` owns a rate symbol
 generalized speed of ``x`` (``q' = N(q) u`` with ``N = I``).
 """
 import math
-import numbers
 import threading
 
 import casadi as ca
 import numpy as np
 
+# the symbol registry and conversions live one layer down (mechdae._symbols), where
+# mechdae.symbolic and mechdae.simulate import them too; re-exported here under the old names
+from .._symbols import (_REGISTRY, _SymInfo, _info, _as_sx, der, der_many, _rate_of,  # noqa: F401
+                        _MODELS, placeholder, _placeholder_rate, is_placeholder,
+                        register_model_type)
+
 __all__ = ["Model", "der", "Contact", "placeholder"]
 
-# element hash of every symbol created by any Model -> _SymInfo.  The info holds the
-# symbol itself, so the node (and thus its hash) cannot be recycled.
-_REGISTRY = {}
-
-
-class _SymInfo:
-    __slots__ = ("sym", "name", "kind", "model_id", "deriv", "owner")
-
-    def __init__(self, sym, name, kind, model_id, deriv=None, owner=None):
-        self.sym = sym
-        self.name = name
-        self.kind = kind            # coordinate|speed|rate|parameter|input|variable|vrate|time
-        self.model_id = model_id
-        self.deriv = deriv          # SX expression of the time derivative, if known
-        self.owner = owner          # for rates: the coordinate / variable name
-
-
-def _info(sym):
-    return _REGISTRY.get(sym.element_hash()) if isinstance(sym, ca.SX) and sym.is_symbolic() \
-        else None
-
-
-def _as_sx(expr, what="expression"):
-    """Convert numbers, lists and SX to a column SX; reject MX and other objects."""
-    if isinstance(expr, ca.SX):
-        return expr
-    if isinstance(expr, ca.MX):
-        raise TypeError(f"{what}: MX expressions are not supported in a Model; use the symbols "
-                        "the Model returns (SX)")
-    if isinstance(expr, (list, tuple)):
-        return ca.vertcat(*[_as_sx(e, what) for e in expr]) if expr else ca.SX(0, 1)
-    if isinstance(expr, (numbers.Number, np.ndarray, ca.DM)):
-        return ca.SX(ca.DM(np.asarray(expr, dtype=float)))
-    raise TypeError(f"{what}: cannot use an object of type {type(expr).__name__} as an "
-                    "expression; build it from the Model's symbols and md.sin, md.cos, ...")
-
-
-def der(expr):
-    """Time derivative of a symbol or an expression of model symbols.
-
-    ``der(x)`` of a coordinate is its rate ``x'`` (the speed symbol of ``x`` unless other
-    kinematics were declared); ``der(v)`` of a differential variable is its rate symbol;
-    for an expression the chain rule is applied:
-    ``d e/dt = sum_s (de/ds) der(s) + de/dt``. Parameters and constant inputs have rate 0.
-
-    Parameters
-    ----------
-    expr : SX
-        A symbol or an expression built from one Model's symbols.
-
-    Returns
-    -------
-    SX
-        The rate, same shape as ``expr``.
-
-    Examples
-    --------
-    >>> m = Model("p"); x = m.coordinates("x")
-    >>> str(der(x))
-    'der(x)'
-    """
-    e = _as_sx(expr, "der()")
-    if e.is_scalar() and e.is_symbolic():
-        d = _rate_of(e)
-        return d
-    syms = ca.symvar(e)
-    if not syms:
-        return ca.SX.zeros(e.shape)
-    rates = [_rate_of(s) for s in syms]
-    return ca.reshape(ca.jtimes(ca.vec(e), ca.vertcat(*syms), ca.vertcat(*rates)), e.shape)
-
-
-def der_many(exprs, acceleration=None):
-    """``[der(e) for e in exprs]`` in one pass (one forward derivative of the stacked
-    expressions; for many expressions much faster than separate calls).
-
-    ``acceleration``: a callable giving the rate symbol of a speed (``Model.acceleration``),
-    for expressions of outputs that are rates of velocities; without it such a rate is an
-    error, as in :func:`der`.
-
-    Raises
-    ------
-    ValueError
-        As :func:`der`, naming the first expression whose rate is not defined.
-    """
-    exprs = [_as_sx(e, "der()") for e in exprs]
-    if not exprs:
-        return []
-    scalar = all(e.is_scalar() for e in exprs)
-    V = ca.vertcat(*(exprs if scalar else [ca.vec(e) for e in exprs]))
-    syms = ca.symvar(V)
-
-    def rate(s):
-        if acceleration is not None:
-            info = _info(s)
-            if info is not None and info.kind in ("speed", "rate") and info.deriv is None:
-                return acceleration(s)
-        return _rate_of(s)
-    try:
-        rates = [rate(s) for s in syms]
-    except ValueError:
-        for e in exprs:
-            der(e)                      # raises with the offending expression
-        raise
-    D = ca.jtimes(V, ca.vertcat(*syms), ca.vertcat(*rates)) if syms else ca.SX.zeros(V.shape)
-    if scalar:
-        return ca.vertsplit(D)
-    out, o = [], 0
-    for e in exprs:
-        n = e.numel()
-        out.append(ca.reshape(D[o:o + n], e.shape))
-        o += n
-    return out
-
-
-def _rate_of(s):
-    info = _info(s)
-    if info is not None and info.kind in ("placeholder", "multiplier"):
-        return _placeholder_rate(info)
-    if info is None:
-        raise ValueError(f"der(): symbol '{s}' does not belong to any mechdae Model")
-    if info.kind == "time":
-        return ca.SX(1)
-    if info.kind in ("parameter",):
-        return ca.SX(0)
-    if info.kind == "input":
-        raise ValueError(f"der(): input '{info.name}' has no symbolic rate; write the "
-                         "quantity as a function of the model time m.time instead")
-    if info.kind == "variable":
-        model = _MODELS.get(info.model_id)
-        return model._variable_rate(info.name)
-    if info.kind == "vrate":
-        # der(der(v)), ...: variables may appear differentiated to any order; compile()
-        # makes v, der(v), ..., der^(k-1)(v) states and finds the hidden constraints
-        model = _MODELS.get(info.model_id)
-        return model._variable_rate(info.owner, model._rate_level(info.owner, s) + 1)
-    if info.deriv is None:
-        kind = "a speed" if info.kind in ("speed", "rate") else f"a {info.kind}"
-        raise ValueError(f"der(): '{info.name}' is {kind}; accelerations are derived by "
-                         "compile() from the energies, write kinetic_energy/potential_energy "
-                         "instead of der(der(...))")
-    return info.deriv
-
-
-_MODELS = {}
 _FLATTEN_LOCK = threading.RLock()    # flattening edits a Model in place: one at a time
-
-
-def placeholder(name):
-    """A free symbol standing for an expression that is given later (by substitution).
-
-    The acausal component layer declares its unknowns (connector potentials and flows,
-    parameters, coordinates of components) as placeholders before they belong to any
-    Model; ``der()`` of a placeholder is another placeholder (``"der(name)"``), so a
-    component can write ``der(flange.s)``. Flattening replaces every placeholder by the
-    final expression; compile() never sees one.
-
-    Parameters
-    ----------
-    name : str
-
-    Returns
-    -------
-    SX
-    """
-    s = ca.SX.sym(str(name))
-    _REGISTRY[s.element_hash()] = _SymInfo(s, str(name), "placeholder", None)
-    return s
-
-
-def _placeholder_rate(info):
-    if info.kind == "multiplier":
-        raise ValueError(f"der(): '{info.name}' is a constraint multiplier; it has no rate")
-    if info.deriv is None:
-        info.deriv = placeholder(f"der({info.name})")
-        _REGISTRY[info.deriv.element_hash()].owner = info.name
-    return info.deriv
-
-
-def is_placeholder(sym):
-    """Whether ``sym`` is a placeholder symbol (see :func:`placeholder`)."""
-    info = _info(sym)
-    return info is not None and info.kind == "placeholder"
 
 
 class Contact:
@@ -242,6 +65,7 @@ class Contact:
                 f"e_t={self.tangential_restitution}, law={self.law!r}{cone})")
 
 
+@register_model_type
 class Model:
     """An equation-based mechanical model (symbolic, editable).
 
@@ -915,6 +739,14 @@ class Model:
             from ..errors import ModelError
             raise ModelError([f"model '{self.name}': {p}" for p in self.problems + bad])
         return compile_model(self, stabilization, evaluate=evaluate)
+
+    def _evaluated(self, evaluate):
+        """``(model to derive, {name: value})`` for ``compile(evaluate=...)``: this Model,
+        or a copy with the chosen parameters folded in (see
+        :func:`mechdae.dsl.evaluate.evaluated_model`); called by
+        :func:`mechdae.symbolic.compile_model`."""
+        from .evaluate import evaluated_model
+        return evaluated_model(self, evaluate)
 
     def __reduce__(self):
         """Pickle support: symbols and expressions travel as one serialized CasADi Function

@@ -17,6 +17,8 @@ speeds ``ut`` of (3.10), ``P = -H/(1 + kappa*) = b``). Coulomb sliding is ``r = 
 """
 import casadi as ca
 
+from .._symbols import _as_sx
+
 __all__ = ["impact_map_law"]
 
 
@@ -27,7 +29,6 @@ def impact_map_law(system, impact_map):
     the continuous speeds ``ut``)."""
     if impact_map is None:
         return None
-    from ..dsl.model import _as_sx
     if not isinstance(impact_map, dict) or set(impact_map) - {"restitution", "tangential"}:
         raise ValueError(f"{system.name}: impact_map must be a dict with keys 'restitution' "
                          "(kappa*, an expression of coordinates and parameters) and/or "

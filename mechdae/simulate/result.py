@@ -4,6 +4,8 @@ import json
 import casadi as ca
 import numpy as np
 
+from .._symbols import _as_sx
+
 __all__ = ["Result", "Event"]
 
 
@@ -222,7 +224,6 @@ class Result:
         if self.system is None:
             raise ValueError("this Result was loaded from a file; evaluate() needs the System "
                              "(simulate again)")
-        from ..dsl.model import _as_sx
         sysm = self.system
         d = sysm._d
         e = _as_sx(expr, "evaluate()")

@@ -36,9 +36,10 @@ def compile_model(model, stabilization="default", evaluate=None):
         gaps depending on speeds or inputs, duplicate names, non-finite defaults, ...).
     """
     from ..stabilization import resolve
-    from ..dsl.evaluate import evaluated_model
     t0 = _time.perf_counter()
-    model, evaluated = evaluated_model(model, evaluate)
+    # the Model folds the evaluated parameters itself (mechdae.dsl.evaluate): this layer
+    # does not import the DSL
+    model, evaluated = model._evaluated(evaluate)
     problems = []
     try:
         rule, proj = resolve(stabilization)

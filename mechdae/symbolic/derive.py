@@ -31,7 +31,7 @@ import time as _time
 
 import casadi as ca
 
-from ..dsl.model import _info
+from .._symbols import _info
 from .reduction import reduce_general, stabilize_general
 
 __all__ = ["derive"]

@@ -10,10 +10,11 @@ output expressions).  Pickling goes through CasADi's own serialization instead:
    links, so ``der(x)`` keeps working) become the inputs, the expressions the outputs, of
    **one** SX ``casadi.Function``, saved with ``Function.serialize()``; each symbol's
    registry record (name, kind, owner, rate) is saved beside it.
-3. Loading creates one fresh symbol per saved one, registers it in the DSL registry under
-   the loaded Model (a new model id), calls the deserialized Function on the new symbols
-   (one symbolic evaluation: the expressions are *replayed*, nothing is derived again) and
-   hands the rebuilt expressions to the inner unpickler.
+3. Loading creates one fresh symbol per saved one, registers it in the symbol registry
+   (:mod:`mechdae._symbols`) under the loaded Model (a new model id), calls the
+   deserialized Function on the new symbols (one symbolic evaluation: the expressions are
+   *replayed*, nothing is derived again) and hands the rebuilt expressions to the inner
+   unpickler.
 
 So a loaded Model is a working Model (``der()``, ``compile()``, ``m["x"]``, outputs), and a
 loaded System needs no derivation: its compiled ``casadi.Function`` objects are pickled as
@@ -42,6 +43,9 @@ import threading
 import types
 
 import casadi as ca
+
+from .. import _symbols
+from .._symbols import _MODELS, _REGISTRY, _SymInfo
 
 __all__ = ["dump_payload", "load_payload", "PICKLE_FORMAT"]
 
@@ -82,7 +86,6 @@ def _importable(fn):
 
 
 def _set_model_state(obj, state):
-    from ..dsl.model import _MODELS
     obj.__dict__.update(state)
     obj._id = id(obj)
     _MODELS[obj._id] = obj
@@ -112,9 +115,8 @@ class _Pickler(pickle.Pickler):
         return None
 
     def reducer_override(self, obj):
-        from ..dsl.model import Model
         from .system import System
-        if isinstance(obj, Model):
+        if isinstance(obj, _symbols.MODEL_TYPES):       # mechdae.Model (registered there)
             if obj.components and not obj._flattened:
                 raise pickle.PicklingError(
                     f"model '{obj.name}' has components that were not flattened yet; call "
@@ -187,7 +189,6 @@ def dump_payload(root, time_sym=None):
     ``root`` is a Model or a System (any object graph holding SX expressions of Models);
     ``time_sym`` is the model time used to save lambdas given as functions of time.
     """
-    from ..dsl.model import _REGISTRY
     buf = io.BytesIO()
     p = _Pickler(buf, time_sym)
     p.dump(root)
@@ -229,7 +230,6 @@ def dump_payload(root, time_sym=None):
 
 def load_payload(payload):
     """Rebuild the object saved by :func:`dump_payload` (new symbols, registered)."""
-    from ..dsl.model import _REGISTRY, _SymInfo
     if payload.get("format") != PICKLE_FORMAT:
         raise pickle.UnpicklingError(f"mechdae pickle format {payload.get('format')} is not "
                                      f"supported (this version reads {PICKLE_FORMAT})")
