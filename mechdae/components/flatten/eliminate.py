@@ -16,9 +16,9 @@ evaluated along the reduced motion: an expression of the state and the accelerat
 """
 import casadi as ca
 
-from ..dsl.model import der
-from ..errors import ModelError
-from ._graph import Subst, hashes, lagrange_residual
+from ...dsl.model import der
+from ...errors import ModelError
+from .._graph import Subst, hashes, lagrange_residual
 
 __all__ = ["choose_eliminations", "reaction_multipliers"]
 
