@@ -52,7 +52,10 @@ def reduce_general(model, d, F, row_names, row_owner, P):
     """Structural analysis and index reduction of the general equations ``F = 0``.
 
     Fills ``d`` with the orderings (``v``, ``z``, ``hd`` and their names), the structure,
-    the raw reduced equations and the hidden constraints; problems go to ``P``.
+    the raw reduced equations and the hidden constraints; problems go to ``P``.  The
+    passes: the structure (:func:`_structure`), the orderings of states and unknowns
+    (:func:`_orderings`), the differentiation of the rows (:func:`_differentiate`) and
+    the hidden constraints (:func:`_hidden_constraints`).
 
     Parameters
     ----------
@@ -73,8 +76,35 @@ def reduce_general(model, d, F, row_names, row_owner, P):
     bool
         Whether the reduction succeeded.
     """
+    names = [v["name"] for v in model.variables]
+    d.general_equations = list(row_names)
+    st, P2 = _structure(model, names, F, row_names)
+    P.extend(P2)
+    _empty(d)
+    if st is None:
+        return False
+    d.dae = st
+    c, D = st.c, st.d
+    dj = _orderings(model, d, names, D)
+    derivs = _differentiate(model, d, F, c, D, dj, row_names, P)
+    if derivs is None:
+        return False
+    _hidden_constraints(d, derivs, c, row_names, row_owner)
+    return True
+
+
+def _structure(model, names, F, row_names):
+    """Structural analysis (Pantelides) of the rows ``F`` in the model's variables.
+
+    The incidence of row ``i`` is the highest order ``sigma_ij`` at which it uses variable
+    ``j`` (from the sparsity of ``dF/dX``, ``X`` every level symbol of every variable).
+
+    Returns
+    -------
+    (mechdae.symbolic.dae.Structure or None, list of str)
+        The structure (``c``, ``d``, ``index``; None when it fails) and its problems.
+    """
     variables = model.variables
-    names = [v["name"] for v in variables]
     # every level symbol of every variable, and its (variable, order)
     lev_syms, lev_of = [], []
     for j, v in enumerate(variables):
@@ -92,38 +122,45 @@ def reduce_general(model, d, F, row_names, row_owner, P):
             if s.get(j, -1) < k:
                 s[j] = k
         sigma.append(s)
-    d.general_equations = list(row_names)
     from .singular import origin_note
-    st, P2 = pantelides(row_names, names, sigma, MAX_ORDER,
-                        where=lambda nm: origin_note(model, nm))
-    P.extend(P2)
-    _empty(d)
-    if st is None:
-        return False
-    d.dae = st
-    c, D = st.c, st.d
+    return pantelides(row_names, names, sigma, MAX_ORDER,
+                      where=lambda nm: origin_note(model, nm))
 
-    def sym(j, k):
-        if k == 0:
-            return variables[j]["sym"]
-        rates = variables[j].get("rates") or []
-        if k <= len(rates):
-            return rates[k - 1]
-        return model._variable_rate(variables[j]["name"], k)
 
-    # orderings
+def _level(model, j, k):
+    """The symbol of derivative order ``k`` of variable ``j`` (created when not declared)."""
+    variables = model.variables
+    if k == 0:
+        return variables[j]["sym"]
+    rates = variables[j].get("rates") or []
+    if k <= len(rates):
+        return rates[k - 1]
+    return model._variable_rate(variables[j]["name"], k)
+
+
+def _orderings(model, d, names, D):
+    """Orderings of the states ``v = (x, der(x), ...)`` (up to one below the highest
+    order ``d_j``), the highest derivatives ``hd`` and the algebraic variables ``z``
+    (``d_j = 0``), and where each state's rate comes from (``d.vd_index``).
+
+    Returns
+    -------
+    list of int
+        The variables with ``d_j >= 1`` (differential), in order.
+    """
+    variables = model.variables
     dj = [j for j in range(len(variables)) if D[j] >= 1]
     aj = [j for j in range(len(variables)) if D[j] == 0]
     v_syms, v_names, v_var = [], [], []
     for j in dj:
         for k in range(D[j]):
-            v_syms.append(sym(j, k))
+            v_syms.append(_level(model, j, k))
             v_names.append(level_name(names[j], k))
             v_var.append((j, k))
-    hd_syms = [sym(j, D[j]) for j in dj]
+    hd_syms = [_level(model, j, D[j]) for j in dj]
     d.v, d.v_names = _vc(v_syms), v_names
     d.hd, d.hd_names = _vc(hd_syms), [level_name(names[j], D[j]) for j in dj]
-    d.z, d.z_names = _vc([sym(j, 0) for j in aj]), [names[j] for j in aj]
+    d.z, d.z_names = _vc([_level(model, j, 0) for j in aj]), [names[j] for j in aj]
     d.v_var = v_var
     d.v_order = {names[j]: D[j] for j in range(len(variables))}
     # rates of the states: the next state, or the solved highest derivative
@@ -132,14 +169,27 @@ def reduce_general(model, d, F, row_names, row_owner, P):
     top = {j: nv + i for i, j in enumerate(dj)}
     d.vd_index = [pos[(j, k + 1)] if k + 1 < D[j] else top[j] for j, k in v_var]
     d.vd = _vc(hd_syms)   # the unknown rates (kept for symbol checks)
+    return dj
 
-    # ---- differentiate the rows with c_i >= 1
+
+def _differentiate(model, d, F, c, D, dj, row_names, P):
+    """Differentiate every row ``i`` with ``c_i >= 1`` up to ``e_i^(c_i)`` by the chain rule
+    (``d/dt x_j^(l) = x_j^(l+1)``, ``d/dt q = N(q) u``, ``d/dt u = u'``, ``d/dt t = 1``).
+
+    A row to differentiate may not contain an input (no symbolic derivative), and its top
+    derivative may not contain an acceleration ``u'`` (problems to ``P``).
+
+    Returns
+    -------
+    dict or None
+        ``derivs[i] = [e_i, e_i', ..., e_i^(c_i)]``; None after a problem.
+    """
     diff_rows = [i for i in range(len(c)) if c[i] >= 1]
     lo, hi = [], []
     for j in dj:
         for k in range(D[j]):
-            lo.append(sym(j, k))
-            hi.append(sym(j, k + 1))
+            lo.append(_level(model, j, k))
+            hi.append(_level(model, j, k + 1))
     Xlo, Xhi = _vc(lo), _vc(hi)
     nu = d.u.numel()
     udot = ca.SX.sym("udot", nu)
@@ -155,19 +205,8 @@ def reduce_general(model, d, F, row_names, row_owner, P):
             out = out + ca.jtimes(e, u, udot)
         return out
 
-    ok = True
-    if diff_rows and w.numel():
-        winc = _rows_incidence(F[diff_rows], w)
-        for r, cols in zip(diff_rows, winc):
-            if cols:
-                ok = False
-                P.append(f"equation '{row_names[r]}': must be differentiated {c[r]} time(s) for "
-                         "index reduction but contains the input(s) "
-                         f"{', '.join(repr(d.w_names[k]) for k in cols)}; inputs have no symbolic "
-                         "derivative: write the source as a function of the model time m.time "
-                         "(e.g. 2 * md.sin(3 * m.time)) instead of m.input")
-    if not ok:
-        return False
+    if diff_rows and w.numel() and not _no_inputs(d, F, c, diff_rows, row_names, P):
+        return None
     derivs = {i: [F[i]] for i in range(len(c))}
     cur = diff_rows
     level = 0
@@ -177,27 +216,56 @@ def reduce_general(model, d, F, row_names, row_owner, P):
         for r, i in enumerate(cur):
             derivs[i].append(De[r])
         cur = [i for i in cur if c[i] > level]
-    # accelerations u' may not appear
-    if nu and diff_rows:
-        top_e = _vc([derivs[i][c[i]] for i in diff_rows])
-        uinc = _rows_incidence(top_e, udot)
-        for i, cols in zip(diff_rows, uinc):
-            if cols:
-                ok = False
-                coords = []
-                for k in cols:
-                    sp = model.speeds_[k]
-                    coords.append(sp["coord"] or sp["name"])
-                what = "coordinate" if len(coords) == 1 else "coordinates"
-                P.append(f"equation '{row_names[i]}' must be differentiated {c[i]} time(s) for "
-                         f"index reduction and then involves the acceleration of {what} "
-                         f"{', '.join(repr(x) for x in coords)}; accelerations are determined by "
-                         "the mechanics, not by general equations: if the equation constrains "
-                         "the motion write it as m.holonomic()/m.nonholonomic() (its reaction "
-                         "is a multiplier), otherwise relate the variables to the coordinates "
-                         "at a lower derivative order")
-    if not ok:
-        return False
+    if nu and diff_rows and not _no_accelerations(model, derivs, c, diff_rows, udot, row_names,
+                                                  P):
+        return None
+    return derivs
+
+
+def _no_inputs(d, F, c, diff_rows, row_names, P):
+    """Whether no row to differentiate contains an input (each one that does: a problem)."""
+    ok = True
+    winc = _rows_incidence(F[diff_rows], d.w)
+    for r, cols in zip(diff_rows, winc):
+        if cols:
+            ok = False
+            P.append(f"equation '{row_names[r]}': must be differentiated {c[r]} time(s) for "
+                     "index reduction but contains the input(s) "
+                     f"{', '.join(repr(d.w_names[k]) for k in cols)}; inputs have no symbolic "
+                     "derivative: write the source as a function of the model time m.time "
+                     "(e.g. 2 * md.sin(3 * m.time)) instead of m.input")
+    return ok
+
+
+def _no_accelerations(model, derivs, c, diff_rows, udot, row_names, P):
+    """Whether no differentiated row ``e_i^(c_i)`` involves an acceleration ``u'`` (each
+    one that does: a problem naming the coordinates)."""
+    ok = True
+    top_e = _vc([derivs[i][c[i]] for i in diff_rows])
+    uinc = _rows_incidence(top_e, udot)
+    for i, cols in zip(diff_rows, uinc):
+        if cols:
+            ok = False
+            coords = []
+            for k in cols:
+                sp = model.speeds_[k]
+                coords.append(sp["coord"] or sp["name"])
+            what = "coordinate" if len(coords) == 1 else "coordinates"
+            P.append(f"equation '{row_names[i]}' must be differentiated {c[i]} time(s) for "
+                     f"index reduction and then involves the acceleration of {what} "
+                     f"{', '.join(repr(x) for x in coords)}; accelerations are determined by "
+                     "the mechanics, not by general equations: if the equation constrains "
+                     "the motion write it as m.holonomic()/m.nonholonomic() (its reaction "
+                     "is a multiplier), otherwise relate the variables to the coordinates "
+                     "at a lower derivative order")
+    return ok
+
+
+def _hidden_constraints(d, derivs, c, row_names, row_owner):
+    """The top derivatives ``e_i^(c_i)``, and the hidden constraints ``e_i^(k)``, ``k <
+    c_i``: holonomic-like rows (``c_i = 2``: ``y = e``, ``z = e'``) then nonholonomic-like
+    ones (``c_i = 1``: ``z = e``), their residuals and their Jacobian in ``v``."""
+    nv = len(d.v_var)
     d.gen_top = [derivs[i][c[i]] for i in range(len(c))]
     d.gen_c = list(c)
     # hidden constraints: holonomic-like (c = 2) then nonholonomic-like (c = 1)
@@ -218,7 +286,6 @@ def reduce_general(model, d, F, row_names, row_owner, P):
     d.gen_hidden = _vc(hid)
     d.gen_hidden_names = hid_names
     d.gen_hidden_J = ca.jacobian(d.gen_hidden, d.v) if hid and nv else ca.SX(len(hid), nv)
-    return True
 
 
 def _empty(d):
