@@ -44,17 +44,13 @@ import time as _time
 import casadi as ca
 import numpy as np
 
-from .. import _progress
 from .._threads import LOCK as _LOCK
-from ..codegen import map_call, once
-from ..errors import SolverError
+from ..codegen import once
 from ._laws import contact_laws
+from ._timestepping_run import SteppingRun
 from .init import initial_state
-from .inputs import resolve_inputs, input_values
-from .partial import (attach, counting_sigints, finite_prefix, named, reraise_swallowed,
-                      sigint_count)
-from .result import Event
-from .smooth import postprocess
+from .inputs import resolve_inputs
+from .partial import counting_sigints
 
 __all__ = ["simulate_timestepping", "step_functions"]
 
@@ -178,6 +174,53 @@ def _evaluator_spec(system, fs, compiled):
 BLOCK_STEPS = 200_000
 
 
+
+def _check_options(system, method, ignored, theta, dt, projection):
+    """Refuse options a time-stepping run cannot take (ValueError), before any work."""
+    from . import check_options
+    # a direct call (auto's stretches, with timestepping_options) is checked here too;
+    # rtol, atol, stabilization (common to every method) have no use in a fixed step
+    check_options(method, ignored)
+    if "painleve" in ignored:
+        raise ValueError(
+            f"{system.name}: method 'timestepping' has no painleve rule: each Moreau-Jean "
+            "step solves a velocity-level impulse problem, which always has a solution "
+            "(Anitescu & Potra 1997), so a Painlevé configuration (sliding with U <= 0) is "
+            "passed by impulses within a step — the impact without collision where no "
+            "contact force exists, whichever solution the solver reaches where several do — "
+            "and is not reported; use method='event' or 'unified' to see and choose it")
+    if not (0.5 <= theta <= 1.0):
+        raise ValueError(f"theta must be in [0.5, 1], got {theta}")
+    if not dt > 0:
+        raise ValueError(f"dt must be > 0, got {dt}")
+    if projection not in _PROJ:
+        raise ValueError(f"projection must be one of {sorted(_PROJ)}, got {projection!r}")
+
+
+def _chunking(out, chunk, nsteps, every, ot):
+    """``(writer, steps_per_chunk)``: the file a run streams to (or None) and the steps
+    of one call of the C loop (a multiple of ``every``)."""
+    from .. import _progress
+    writer = None
+    if out is not None:
+        from .stream import Writer, DEFAULT_CHUNK
+        per = int(chunk or DEFAULT_CHUNK)
+        if per < 1:
+            raise ValueError(f"chunk must be >= 1 output point, got {chunk}")
+        steps_per_chunk = per * every        # a multiple of every: the same stored steps
+        writer = Writer(out)
+    elif _progress.shown():
+        steps_per_chunk = max(nsteps // 100, 2000) * every  # a bar on screen: <= 100 calls
+    elif ot is not None:
+        # only the steps nearest to output_times are kept: run in blocks, so that memory
+        # holds one block (not every step: +155 MB for 2e6 steps of the ball before)
+        steps_per_chunk = max(1, BLOCK_STEPS // every) * every
+    else:
+        steps_per_chunk = nsteps             # one call of the C loop
+    return writer, steps_per_chunk
+
+
+# ---------------------------------------------------------------------- driver
 # ---------------------------------------------------------------------- driver
 @counting_sigints
 def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs=None,
@@ -245,25 +288,9 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
         Non-finite state or a singular iteration matrix; ``err.partial`` is the Result of
         the steps stored before the failure.
     """
-    from . import _step, check_options
+    from . import _step
     wall0 = _time.perf_counter()
-    # a direct call (auto's stretches, with timestepping_options) is checked here too;
-    # rtol, atol, stabilization (common to every method) have no use in a fixed step
-    check_options(method, ignored)
-    if "painleve" in ignored:
-        raise ValueError(
-            f"{system.name}: method 'timestepping' has no painleve rule: each Moreau-Jean "
-            "step solves a velocity-level impulse problem, which always has a solution "
-            "(Anitescu & Potra 1997), so a Painlevé configuration (sliding with U <= 0) is "
-            "passed by impulses within a step — the impact without collision where no "
-            "contact force exists, whichever solution the solver reaches where several do — "
-            "and is not reported; use method='event' or 'unified' to see and choose it")
-    if not (0.5 <= theta <= 1.0):
-        raise ValueError(f"theta must be in [0.5, 1], got {theta}")
-    if not dt > 0:
-        raise ValueError(f"dt must be > 0, got {dt}")
-    if projection not in _PROJ:
-        raise ValueError(f"projection must be one of {sorted(_PROJ)}, got {projection!r}")
+    _check_options(system, method, ignored, theta, dt, projection)
     fs = step_functions(system)
     sizes = fs["sizes"]
     nsteps = int(round((float(t_final) - t0) / dt))
@@ -287,235 +314,20 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
     every = opts["every"]
     q = np.ascontiguousarray(qa, float).copy()
     u = np.ascontiguousarray(ua, float).copy()
-    r = system.m + system.k
     ot = None if output_times is None else np.asarray(output_times, float).ravel()
-    half = 0.5 * dt * every
-    writer = None
-    if out is not None:
-        from .stream import Writer, DEFAULT_CHUNK
-        per = int(chunk or DEFAULT_CHUNK)
-        if per < 1:
-            raise ValueError(f"chunk must be >= 1 output point, got {chunk}")
-        steps_per_chunk = per * every        # a multiple of every: the same stored steps
-        writer = Writer(out)
-    elif _progress.shown():
-        steps_per_chunk = max(nsteps // 100, 2000) * every  # a bar on screen: <= 100 calls
-    elif ot is not None:
-        # only the steps nearest to output_times are kept: run in blocks, so that memory
-        # holds one block (not every step: +155 MB for 2e6 steps of the ball before)
-        steps_per_chunk = max(1, BLOCK_STEPS // every) * every
-    else:
-        steps_per_chunk = nsteps             # one call of the C loop
-    kept = dict(T=[], Q=[], U=[], P=[], events=[])
-    info = dict(solver_failures=0, max_active=0, n_impacts=0, max_proj_residual=0.0,
-                work_impact=0.0, work_contact=0.0, work_friction=0.0)
-    loop_time = 0.0
-    done = 0                                  # steps completed
-    last_t = None                             # time of the last point kept / written
-    n_written = 0
+    writer, steps_per_chunk = _chunking(out, chunk, nsteps, every, ot)
 
-    def stats_now(steps):
-        return dict(method="timestepping", steps=steps, dt=float(dt), theta=float(theta),
-                    compiled=bool(is_compiled), loop_time=loop_time,
-                    steps_per_second=steps / loop_time if loop_time > 0 else float("inf"),
-                    **info)
+    def c_loop(w_steps, t0c, n, cap):
+        """``n`` steps of the C loop from ``t0c`` (``q``, ``u`` advanced in place)."""
+        return _step.run(terms, use_proj, sizes, e_n, e_t, mu, quat,
+                         np.ascontiguousarray(pv, float), w_const, w_steps, float(t0c), n, q,
+                         u, opts, bool(store_impulses), cap)
 
-    def chunk_result(T, Q, U, P, events, steps):
-        X = np.vstack([Q.T, U.T, np.zeros((system.nv, T.size))])
-        res = postprocess(system, T, X, pv, specs, np.zeros((r, system.m)), np.zeros((r, r)),
-                          stats_now(steps), init_report, solve_multipliers=False,
-                          events=_ImpactEvents(system, pv, events))
-        res.multipliers = {}     # the smooth-phase formula does not hold at contact
-        res.impulses = P
-        res.impulse_rows = _impulse_rows(system, fs["dim"])
-        return res
-
-    def keep(T, Q, U, P, events, final):
-        """Points of a chunk (its first row: the previous chunk's last, dropped) to memory
-        or to the file; with output_times only the stored steps nearest to them."""
-        nonlocal last_t, n_written
-        if done > 0 and last_t is not None:
-            T, Q, U = T[1:], Q[1:], U[1:]
-            P = P[1:] if P is not None else None
-        if ot is not None and T.size:
-            # nearest stored step at or after ot - dt every / 2 (as for a single call)
-            tgt = ot - half
-            sel = (tgt <= T[-1]) if last_t is None else ((tgt > last_t) & (tgt <= T[-1]))
-            if final:
-                sel |= tgt > T[-1]
-            idx = np.unique(np.clip(np.searchsorted(T, tgt[sel]), 0, T.size - 1))
-            last_T = T[-1]
-            T, Q, U = T[idx], Q[idx], U[idx]
-            P = P[idx] if P is not None else None
-        else:
-            last_T = T[-1] if T.size else last_t
-        if writer is None:
-            kept["T"].append(T)
-            kept["Q"].append(Q)
-            kept["U"].append(U)
-            if P is not None:
-                kept["P"].append(P)
-            kept["events"].append(events)
-        else:
-            if T.size:
-                writer.append(chunk_result(T, Q, U, P, [], done))
-                n_written += T.size
-            writer.add_events(_ImpactEvents(system, pv, [events])())
-        last_t = last_T
-
-    def chunk_events(o, t0c, step0):
-        """The chunk's impacts as arrays (Event objects are built when read)."""
-        st = step0 + np.asarray(o["ev_step"], dtype=np.int64)
-        # t0 + step dt, as one call computes it (the block's t0c + k dt differs by round-off)
-        return (t0 + dt * st, np.asarray(o["ev_contact"]), np.asarray(o["ev_P"]),
-                np.asarray(o["ev_x"]), st, float(dt))
-
-    n_int = sigint_count()
-    try:
-        while done < nsteps:
-            reraise_swallowed(n_int, f"{system.name}: time stepping")
-            n = min(steps_per_chunk, nsteps - done)
-            t0c = t0 + done * dt if done else t0
-            w_steps = None
-            if nw:
-                ts_steps = t0 + dt * (done + np.arange(n))   # as in one call
-                w_steps = np.ascontiguousarray(input_values(system, specs, ts_steps, pv).T)
-            cap = max(int(max_events) - info["n_impacts"], 0)
-            loop0 = _time.perf_counter()
-            o = _step.run(terms, use_proj, sizes, e_n, e_t, mu, quat,
-                          np.ascontiguousarray(pv, float), w_const, w_steps, float(t0c), n, q,
-                          u, opts, bool(store_impulses), cap)
-            loop_time += _time.perf_counter() - loop0
-            info["solver_failures"] += o["solver_failures"]
-            info["max_active"] = max(info["max_active"], o["max_active"])
-            info["n_impacts"] += o["n_events"]
-            info["max_proj_residual"] = max(info["max_proj_residual"], o["max_proj_residual"])
-            for k in ("work_impact", "work_contact", "work_friction"):
-                info[k] += o[k]
-            failed = None
-            if o.get("interrupt") is not None:      # Ctrl-C, polled between steps
-                failed = KeyboardInterrupt(f"{system.name}: time stepping interrupted (Ctrl-C) "
-                                           f"at step {done + o['step']} "
-                                           f"(t = {t0c + o['step'] * dt:.6g})")
-            for e in (o["terms_error"], o["proj_error"]):
-                if e is not None and failed is None and isinstance(e, KeyboardInterrupt):
-                    failed = e                      # Ctrl-C in a Python-evaluated term
-                elif e is not None and failed is None:
-                    failed = SolverError(f"{system.name}: model evaluation failed in time "
-                                         f"stepping: {e}")
-                    failed.__cause__ = e
-                    break
-            if failed is None and o["status"] != 0:
-                failed = SolverError(f"{system.name}: time stepping stopped at step "
-                                     f"{done + o['step']} (t = {t0c + o['step'] * dt:.6g}): "
-                                     f"{o['status_str']}")
-            if failed is not None:
-                # the rows stored before the failing step (row 0: the chunk's start)
-                m = 1 + min(o["step"], n) // every
-                m = min(m, finite_prefix(o["q"][:m], o["u"][:m]))
-                Pc = o["P"][:m] if o["P"] is not None else None
-                if m:
-                    keep(_times(o["t"], t0, dt, done, n, every)[:m], o["q"][:m],
-                         o["u"][:m], Pc, chunk_events(o, t0c, done), True)
-                done += o["step"]
-                raise failed
-            keep(_times(o["t"], t0, dt, done, n, every), o["q"], o["u"], o["P"],
-                 chunk_events(o, t0c, done), done + n >= nsteps)
-            done += n
-            _progress.advance(t0 + done * dt)
-    except (SolverError, KeyboardInterrupt) as exc:
-        # (Ctrl-C between blocks: Python's bare KeyboardInterrupt, named here)
-        err = named(exc, f"{system.name}: time stepping")
-        if writer is not None:
-            writer.finish(stats_now(done), error=err, status="interrupted" if isinstance(
-                err, KeyboardInterrupt) else "failed")
-            from .stream import open_result
-            attach(err, lambda: open_result(writer.path, system))
-        else:
-            attach(err, lambda: _assemble(kept, chunk_result, ot, half, done))
-        if err is exc:
-            raise
-        raise err from exc.__cause__
-    except BaseException as exc:
-        if writer is not None:
-            writer.finish(stats_now(done), status="failed", error=exc)
-        raise
-    if writer is not None:
-        writer.finish(stats_now(nsteps))
-        from .stream import open_result
-        res = open_result(writer.path, system)
-        res.stats["wall_time"] = _time.perf_counter() - wall0
-        return res
-    res = _assemble(kept, chunk_result, ot, half, nsteps)
+    run = SteppingRun(system, c_loop, fs["dim"], pv, specs, init_report, nsteps, t0, dt,
+                      theta, every, ot, writer, steps_per_chunk, max_events, is_compiled)
+    res = run.run()
     res.stats["wall_time"] = _time.perf_counter() - wall0
     return res
-
-
-def _times(T, t0, dt, done, n, every):
-    """A block's stored times as one call of the C loop computes them,
-    ``t0 + step * dt`` (its own start ``t0 + done dt`` plus ``k dt`` differs by round-off):
-    row ``j`` is step ``done + min(j every, n)``."""
-    if not done:
-        return T
-    steps = np.minimum(np.arange(T.size, dtype=np.int64) * every, n) + done
-    return t0 + steps.astype(float) * dt
-
-
-def _assemble(kept, chunk_result, ot, half, steps):
-    """The in-memory Result of the kept chunks (``output_times``: nearest stored steps)."""
-    T = np.concatenate(kept["T"]) if kept["T"] else np.zeros(0)
-    Q = np.concatenate(kept["Q"]) if kept["Q"] else np.zeros((0, 0))
-    U = np.concatenate(kept["U"]) if kept["U"] else np.zeros((0, 0))
-    P = np.concatenate(kept["P"]) if kept["P"] else None
-    if ot is not None and T.size:
-        idx = np.unique(np.clip(np.searchsorted(T, ot - half), 0, T.size - 1))
-        T, Q, U = T[idx], Q[idx], U[idx]
-        P = P[idx] if P is not None else None
-    return chunk_result(T, Q, U, P, kept["events"], steps)
-
-
-class _ImpactEvents:
-    """The impacts of a run, kept as arrays per chunk (start of the step, contact index,
-    normal impulse, states before and after, step, dt): :class:`Event` objects with their energies (one
-    mapped call for all) are built when ``res.events`` is first read."""
-
-    def __init__(self, system, pv, parts):
-        self.system, self.pv = system, pv
-        self.parts = [p for p in parts if p[0].size]
-
-    def __len__(self):
-        return sum(p[0].size for p in self.parts)
-
-    def __call__(self):
-        if not self.parts:
-            return []
-        system = self.system
-        nq, nu = system.nq, system.nu
-        tk = np.concatenate([p[0] for p in self.parts])      # the step's start
-        who = np.concatenate([p[1] for p in self.parts])
-        P = np.concatenate([p[2] for p in self.parts])
-        X = np.concatenate([p[3] for p in self.parts])
-        step = np.concatenate([p[4] for p in self.parts])
-        dt = self.parts[0][5]
-        ne = tk.size
-        # before: (q_k, u_k, t_k); after: (q_k+1, u_k+1, t_k+1), side by side
-        Qb = np.concatenate([X[:, :nq], X[:, nq + nu:2 * nq + nu]]).T
-        Ub = np.concatenate([X[:, nq:nq + nu], X[:, 2 * nq + nu:]]).T
-        tt = np.concatenate([tk, tk + dt])[None, :]
-        Tk, Vp = map_call(system.functions["energy"], 2 * ne, [Qb, Ub, tt, self.pv], (3,))
-        E = (Tk + Vp).ravel()
-        names = system.contact_names
-        return [Event(tk[i] + dt, names[who[i]], "impact", impulse=np.array([P[i]]),
-                      energy_before=float(E[i]), energy_after=float(E[ne + i]),
-                      step=int(step[i])) for i in range(ne)]
-
-
-def _impulse_rows(system, dim):
-    names = []
-    for c in system.contacts:
-        names.append(f"{c['name']}.n")
-        names.extend(f"{c['name']}.t{i}" for i in range(dim - 1))
-    return names
 
 
 def _register():
