@@ -12,13 +12,16 @@ and Newton-Euler on the speed level, ``m v' = F``, ``J omega' = -omega x J omega
 The rotation matrix is built from the quaternion divided by its norm, so the physics does
 not see a drift of ``|quat|`` (which the kinematics preserve exactly in exact arithmetic);
 ``Projection`` renormalizes it.
+
+:class:`BodyDeclarations` is the part of :class:`mechdae.Model` that declares bodies
+(:meth:`~BodyDeclarations.rigid_body`) and drawings (:meth:`~BodyDeclarations.draw`).
 """
 import casadi as ca
 import numpy as np
 
 from .._symbols import _as_sx
 
-__all__ = ["PlanarBody", "SpatialBody"]
+__all__ = ["PlanarBody", "SpatialBody", "BodyDeclarations"]
 
 
 def quaternion_rates(q, w):
@@ -170,3 +173,67 @@ class SpatialBody:
     def apply_torque(self, tau_world):
         """Apply a world-axes torque."""
         self.model.power_terms.append((_as_sx(tau_world), self.omega_world))
+
+
+class BodyDeclarations:
+    """Mixin of :class:`mechdae.Model`: rigid bodies (:meth:`rigid_body`, appended to the
+    Model's ``bodies``) and what :meth:`Result.animate` draws (:meth:`draw`, appended to
+    ``drawings``)."""
+
+    def rigid_body(self, name, mass, inertia, planar=False, gravity=None):
+        """Create a rigid body with its coordinates, speeds and kinetic energy.
+
+        Planar: coordinates ``name.x, name.y, name.theta``, speeds ``name.vx, name.vy,
+        name.w``.  Spatial: coordinates ``name.x, name.y, name.z`` and the unit quaternion
+        ``name.q0..name.q3`` (default identity), speeds ``name.vx, name.vy, name.vz``
+        (world velocity of the center) and ``name.wx, name.wy, name.wz`` (angular velocity in
+        body axes).
+
+        Parameters
+        ----------
+        name : str
+        mass : float or SX
+        inertia : float (planar) or 3x3 / 3-vector (spatial, body axes at the center)
+        planar : bool
+        gravity : float or SX, optional
+            Adds the potential ``m g y`` (planar) or ``m g z`` (spatial).
+
+        Returns
+        -------
+        PlanarBody or SpatialBody
+        """
+        b = (PlanarBody if planar else SpatialBody)(self, name, mass, inertia)
+        self.bodies.append(b)
+        if gravity is not None:
+            self.potential_energy(b.mass * gravity * (b.y if planar else b.z))
+        return b
+
+    def draw(self, name, points, kind="body", radius=None):
+        """Declare something :meth:`Result.animate` draws in the plane (optional).
+
+        Parameters
+        ----------
+        name : str
+            Label; a ``"point"`` named like a contact is coloured by that contact's state.
+        points : list of (x, y)
+            Expressions of the coordinates, parameters and time (world frame, m).
+        kind : {"body", "point", "surface"}
+            ``"body"``: a polygon through three or more points, a bar through two, a disc
+            of ``radius`` around one; ``"point"``: a marker; ``"surface"``: a line drawn
+            through the points (ground, walls; it may move).
+        radius : expression, optional
+            Disc radius of a one-point body.
+        """
+        pts = []
+        for p in points:
+            if len(p) != 2:
+                self.problems.append(f"draw '{name}': points are (x, y) pairs, got {p!r}")
+                return
+            pts.append(tuple(_as_sx(c, f"point of drawing '{name}'") for c in p))
+        if kind not in ("body", "point", "surface") or not pts:
+            self.problems.append(f"draw '{name}': kind={kind!r} with {len(pts)} points; kind "
+                                 "is 'body', 'point' or 'surface', with at least one point")
+            return
+        self.drawings.append(dict(name=name, kind=kind, points=pts,
+                                  radius=None if radius is None else
+                                  _as_sx(radius, f"radius of drawing '{name}'")))

@@ -117,16 +117,7 @@ class _Pickler(pickle.Pickler):
     def reducer_override(self, obj):
         from .system import System
         if isinstance(obj, _symbols.MODEL_TYPES):       # mechdae.Model (registered there)
-            if obj.components and not obj._flattened:
-                raise pickle.PicklingError(
-                    f"model '{obj.name}' has components that were not flattened yet; call "
-                    "model.flatten() (or compile()) before pickling it, or pickle the compiled "
-                    "System")
-            state = dict(obj.__dict__)
-            if obj._flattened and obj.components:
-                # consumed by flattening: every equation, output and name is in the Model
-                state["components"] = []
-                state["connections"] = []
+            state = obj._pickle_state()       # refuses components not flattened yet
             self.models.append(obj)
             return _bare, (type(obj),), state, None, None, _set_model_state
         if isinstance(obj, System):
