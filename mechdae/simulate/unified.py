@@ -130,21 +130,6 @@ def simulate_unified(system, t_final, q0=None, v0=None, params=None, inputs=None
                          f"contact '{system.contact_names[0]}' (seed 003: kappa in (0, 1]; "
                          "W = 1 - k sign(s v), k = (1 - kappa)/(1 + kappa), vanishes at "
                          "kappa = 0); use method='event' for a plastic contact")
-    nq, nu = fs["nq"], fs["nu"]
-    step, mon, stepmon = fs["step"], fs["mon"], fs["stepmon"]
-    if isinstance(stepmon, _CFunction):
-        stepmon = stepmon.fresh()              # arrays of this run only (threads)
-    wall0 = _time.perf_counter()
-    _check(system)
-    fs = unified_functions(system, impact_map_law(system, impact_map))
-    pv = system.param_vector(params)
-    qa, ua, _, init_report = initial_state(system, q0, v0, 0.0, pv, initialize)
-    x, k, sig = _state0(system, fs, qa, ua, pv)
-    if not k < 1.0:
-        raise ValueError(f"{system.name}: method 'unified' needs a restitution kappa > 0 at "
-                         f"contact '{system.contact_names[0]}' (seed 003: kappa in (0, 1]; "
-                         "W = 1 - k sign(s v), k = (1 - kappa)/(1 + kappa), vanishes at "
-                         "kappa = 0); use method='event' for a plastic contact")
     stepmon = fs["stepmon"]
     if isinstance(stepmon, _CFunction):
         stepmon = stepmon.fresh()              # arrays of this run only (threads)
