@@ -156,33 +156,10 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     max_boxes = _max_boxes(max_boxes)
     asm = _assembler(system)
     Q, U, N = _batch_states(system, qs, vs)
-    P = np.tile(np.asarray(system.p_defaults, dtype=float)[:, None], (1, N))
-    for k, val in (params or {}).items():
-        if k not in system.p_names:
-            raise ValueError(f"params: unknown parameter {k!r} for model '{system.name}'; "
-                             f"parameters: {', '.join(system.p_names) or 'none'}")
-        P[system.p_names.index(k)] = val
-    if system.nv or system.w_names:
-        VX = np.tile(system.v_defaults[:, None], (1, N))
-        Wv = np.zeros((len(system.w_names), N))
-        if system.w_names:
-            from ..simulate.inputs import input_values
-            Wv[:] = input_values(system, None, np.atleast_1d(float(t)),
-                                 system.p_defaults)[:, :1]
-    else:
-        VX, Wv = np.zeros((0, N)), np.zeros((0, N))
+    P, VX, Wv = _batch_parameters(system, params, t, N)
     out = asm.evaluate_batch(Q.T, U.T, VX, t, P, Wv)
     gap = out["gap"][:, :, 0]                      # (N, ncont)
-    if active is None:
-        closed = gap <= gap_tol
-        if N and not (closed == closed[0]).all():
-            i = int(np.argmax((closed != closed[0]).any(axis=1)))
-            raise ValueError(f"active: the closed contacts differ between states 0 and {i} "
-                             f"({[n for n, c in zip(asm.names, closed[0]) if c]} vs "
-                             f"{[n for n, c in zip(asm.names, closed[i]) if c]}); pass active=")
-        idx = _active_indices(asm, None, closed[0] if N else np.zeros(len(asm.names), bool))
-    else:
-        idx = _active_indices(asm, active, None)
+    idx = _batch_active(asm, active, gap, gap_tol, N)
     dim, src, dst, rows = _layout(asm, idx)
     nc = len(idx)
     n = nc * dim
@@ -198,25 +175,93 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
     if laws != {"newton"}:
         raise NotImplementedError("impact_batch: only the 'newton' law is vectorized; use "
                                   "System.impact for 'poisson' contacts")
-    # D symmetric; B^T in C order is the raw buffer of out["B"]
-    Df, Wu, Bt = out["D"], out["Wu"][:, :, 0], out["B"].transpose(0, 2, 1)
-    if n == asm.nr and (src == dst).all() and (src == np.arange(n)).all():
-        D, vm, Btp = Df, Wu, Bt                    # every contact, no padding: no copy
-    else:
-        D = np.zeros((N, n, n))
-        D[:, dst[:, None], dst[None, :]] = Df[:, src[:, None], src[None, :]]
-        if len(dst) < n:
-            dummy = np.setdiff1d(np.arange(n), dst)
-            d = np.mean(Df[:, src, src], axis=1)
-            d = np.where(d > 0, d, 1.0)
-            D[:, dummy, dummy] = d[:, None]
-        vm = np.zeros((N, n))
-        vm[:, dst] = Wu[:, src]
-        Btp = np.zeros((N, n, system.nu))
-        Btp[:, dst, :] = Bt[:, src, :]
+    D, vm, Btp = _padded_problems(system, asm, out, src, dst, n, N)
     L = out["laws"][:, :, 0]                       # (N, 3 ncont): (e_n, e_t, mu) per contact
     e_n, e_t, mu = (np.ascontiguousarray(L[:, 3 * sel + j]) for j in range(3))
     superelastic = bool((e_n > 1).any() or (e_t > 1).any())
+    s = _solve_problems(asm, idx, sel, D, vm, e_n, e_t, mu, dim, N, method, tol, max_boxes,
+                        superelastic)
+    # u+ = u + B P, T+ in C; problems without a solution have NaN impulses (kernel
+    # contract): NaN u+ and T1
+    up, T1 = _contact.impact_apply(np.ascontiguousarray(Btp), s.P, U,
+                                   np.ascontiguousarray(M.transpose(0, 2, 1)))
+    status = _energy_status(system, asm, idx, s, T0, T1, superelastic, energy)
+    return ImpactBatchResult(up, s.P, s.v_plus, vm, s.modes, status, s.n_solutions, T0, T1,
+                             [asm.names[i] for i in idx], dim, s.exhaustive)
+
+
+def _batch_parameters(system, params, t, N):
+    """Parameters of every problem (defaults, overridden by ``params``: a scalar or an
+    array (N,) per name), and the extra states and inputs at their defaults at ``t``.
+
+    Returns
+    -------
+    (ndarray (np, N), ndarray (nv, N), ndarray (nw, N))
+    """
+    P = np.tile(np.asarray(system.p_defaults, dtype=float)[:, None], (1, N))
+    for k, val in (params or {}).items():
+        if k not in system.p_names:
+            raise ValueError(f"params: unknown parameter {k!r} for model '{system.name}'; "
+                             f"parameters: {', '.join(system.p_names) or 'none'}")
+        P[system.p_names.index(k)] = val
+    if system.nv or system.w_names:
+        VX = np.tile(system.v_defaults[:, None], (1, N))
+        Wv = np.zeros((len(system.w_names), N))
+        if system.w_names:
+            from ..simulate.inputs import input_values
+            Wv[:] = input_values(system, None, np.atleast_1d(float(t)),
+                                 system.p_defaults)[:, :1]
+    else:
+        VX, Wv = np.zeros((0, N)), np.zeros((0, N))
+    return P, VX, Wv
+
+
+def _batch_active(asm, active, gap, gap_tol, N):
+    """Indices of the active contacts: ``active`` by name, or the contacts closed
+    (``gap <= gap_tol``) in every state (a ValueError when the states differ)."""
+    if active is None:
+        closed = gap <= gap_tol
+        if N and not (closed == closed[0]).all():
+            i = int(np.argmax((closed != closed[0]).any(axis=1)))
+            raise ValueError(f"active: the closed contacts differ between states 0 and {i} "
+                             f"({[n for n, c in zip(asm.names, closed[0]) if c]} vs "
+                             f"{[n for n, c in zip(asm.names, closed[i]) if c]}); pass active=")
+        return _active_indices(asm, None, closed[0] if N else np.zeros(len(asm.names), bool))
+    return _active_indices(asm, active, None)
+
+
+def _padded_problems(system, asm, out, src, dst, n, N):
+    """The contact-space problems of the active contacts in the padded layout (``dim``
+    rows per contact; rows a contact lacks get a unit-scale dummy diagonal).
+
+    Returns
+    -------
+    (ndarray (N, n, n), ndarray (N, n), ndarray (N, n, nu))
+        Delassus matrices ``D``, pre-impact contact velocities ``v_minus`` and ``B^T``.
+    """
+    # D symmetric; B^T in C order is the raw buffer of out["B"]
+    Df, Wu, Bt = out["D"], out["Wu"][:, :, 0], out["B"].transpose(0, 2, 1)
+    if n == asm.nr and (src == dst).all() and (src == np.arange(n)).all():
+        return Df, Wu, Bt                          # every contact, no padding: no copy
+    D = np.zeros((N, n, n))
+    D[:, dst[:, None], dst[None, :]] = Df[:, src[:, None], src[None, :]]
+    if len(dst) < n:
+        dummy = np.setdiff1d(np.arange(n), dst)
+        d = np.mean(Df[:, src, src], axis=1)
+        d = np.where(d > 0, d, 1.0)
+        D[:, dummy, dummy] = d[:, None]
+    vm = np.zeros((N, n))
+    vm[:, dst] = Wu[:, src]
+    Btp = np.zeros((N, n, system.nu))
+    Btp[:, dst, :] = Bt[:, src, :]
+    return D, vm, Btp
+
+
+def _solve_problems(asm, idx, sel, D, vm, e_n, e_t, mu, dim, N, method, tol, max_boxes,
+                    superelastic):
+    """The N problems in one C call (:func:`mechdae.contact.kernels.impact_batch`); with
+    closed friction cones, the reduced inelastic problems, then expanded (those contacts
+    stick or separate). Returns the kernel's batch solution."""
     cl = asm.closure[sel]
     if cl.any():        # closed friction cones: reduced inelastic problems, then expand
         Dr, _, cr, K = _closure.reduce(D, vm, e_n, e_t, cl, dim, [asm.names[i] for i in idx])
@@ -234,10 +279,13 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
                                  energy="report", allow_superelastic=superelastic,
                                  threads=_assembly.BATCH_THREADS if N >= 256 else 1,
                                  max_boxes=max_boxes)
-    # u+ = u + B P, T+ in C; problems without a solution have NaN impulses (kernel
-    # contract): NaN u+ and T1
-    up, T1 = _contact.impact_apply(np.ascontiguousarray(Btp), s.P, U,
-                                   np.ascontiguousarray(M.transpose(0, 2, 1)))
+    return s
+
+
+def _energy_status(system, asm, idx, s, T0, T1, superelastic, energy):
+    """The status of every problem, ``"energy_gain"`` where the kinetic energy grows
+    although ``e_n, e_t <= 1`` (scleronomic systems; an EnergyGainError with
+    ``energy="raise"``)."""
     status = s.status.copy()
     if not superelastic:
         if not system.rheonomic:     # moving surfaces may do work: kernel check only
@@ -250,5 +298,4 @@ def impact_batch(system, qs, vs, active=None, params=None, t=0.0, method="enum",
                 f"impact_batch: the impact law at contacts {names} would increase the "
                 f"kinetic energy in problems {ii[:10].tolist()}"
                 f"{'...' if len(ii) > 10 else ''} although e_n, e_t <= 1", s)
-    return ImpactBatchResult(up, s.P, s.v_plus, vm, s.modes, status, s.n_solutions, T0, T1,
-                             [asm.names[i] for i in idx], dim, s.exhaustive)
+    return status
