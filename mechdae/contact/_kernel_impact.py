@@ -231,16 +231,7 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
     """
     tol, max_iter, facets, max_solutions = _impact_options(tol, max_iter, facets,
                                                            max_solutions, energy)
-    if hasattr(D, "shape") and np.ndim(D) >= 1 and D.shape[-1] > MAX_N:
-        raise ValueError(f"D: n = {D.shape[-1]} exceeds the size limit n <= {MAX_N}")
-    D = _array(D, "D")
-    n, k = _sizes(D, dim)
-    v = _array(v_minus, "v_minus")
-    if v.shape != (n,):
-        raise ValueError(f"v_minus: expected shape ({n},) to match D, got {v.shape}")
-    en = _per_contact(e_n, k, "e_n")
-    et = _per_contact(e_t, k, "e_t")
-    muv = _per_contact(mu, k, "mu")
+    D, v, n, k, en, et, muv = _impact_arrays(D, v_minus, e_n, e_t, mu, dim)
     method = _choose_method(method, k, dim, muv)
     _check_lcp_size(method, k, dim, facets)
     max_boxes = check_count(max_boxes, "max_boxes", 1, MAX_ITER,
@@ -264,17 +255,48 @@ def impact(D, v_minus, e_n=0.0, e_t=0.0, mu=0.0, dim=2, method="auto", facets=No
         out = _enum_result(st, nsol, resid, P, vp, modes, dT, n, k, cap, all_solutions,
                            exhaustive)
     else:
-        status = "energy_gain" if st == _GAIN else "solved"
-        out = ImpactSolution(P[0], vp[0], tuple(MODE_NAMES[m] for m in modes[0]), float(dT[0]),
-                             status, [] if all_solutions else None, resid, method, iters,
-                             exhaustive)
-        if all_solutions:
-            out.solutions = [out]
+        out = _iterative_result(st, resid, P, vp, modes, dT, method, iters, all_solutions,
+                                exhaustive)
     if st == _GAIN and energy == "raise":
         gains = [s.energy_change for s in (out.solutions or [out])]
         raise EnergyGainError(f"impact: kinetic energy would increase by {max(gains):.6g} "
                               "although e_n, e_t <= 1 (check v_minus: contacts should be "
                               "approaching, v_n <= 0, and D positive semidefinite)", out)
+    return out
+
+
+def _impact_arrays(D, v_minus, e_n, e_t, mu, dim):
+    """The arguments of :func:`impact` as checked float arrays (a ValueError naming the
+    argument otherwise).
+
+    Returns
+    -------
+    (ndarray (n, n), ndarray (n,), int, int, ndarray (k,), ndarray (k,), ndarray (k,))
+        ``D``, ``v_minus``, ``n``, ``k`` (contacts), ``e_n``, ``e_t``, ``mu``.
+    """
+    if hasattr(D, "shape") and np.ndim(D) >= 1 and D.shape[-1] > MAX_N:
+        raise ValueError(f"D: n = {D.shape[-1]} exceeds the size limit n <= {MAX_N}")
+    D = _array(D, "D")
+    n, k = _sizes(D, dim)
+    v = _array(v_minus, "v_minus")
+    if v.shape != (n,):
+        raise ValueError(f"v_minus: expected shape ({n},) to match D, got {v.shape}")
+    en = _per_contact(e_n, k, "e_n")
+    et = _per_contact(e_t, k, "e_t")
+    muv = _per_contact(mu, k, "mu")
+    return D, v, n, k, en, et, muv
+
+
+def _iterative_result(st, resid, P, vp, modes, dT, method, iters, all_solutions, exhaustive):
+    """The :class:`ImpactSolution` of ``"lcp"``/``"nsgs"`` (one solution, status
+    ``"solved"`` or ``"energy_gain"``; itself as the only entry of ``solutions`` with
+    ``all_solutions``)."""
+    status = "energy_gain" if st == _GAIN else "solved"
+    out = ImpactSolution(P[0], vp[0], tuple(MODE_NAMES[m] for m in modes[0]), float(dT[0]),
+                         status, [] if all_solutions else None, resid, method, iters,
+                         exhaustive)
+    if all_solutions:
+        out.solutions = [out]
     return out
 
 
