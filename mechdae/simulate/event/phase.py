@@ -167,12 +167,22 @@ def _symbols(system, specs):
                          M=F["M"](q, p), h=F["h"](q, u, v, z, t, p, w))
 
 
-def _mode_core(system, specs, mode, gains):
-    """``core(x, t, P) -> (xdot, lam_c, events)`` for one mode, and the event descriptors."""
-    F = system.functions
-    x, t, P, s = _symbols(system, specs)
-    q, u, p, H, K, dref, vd, M, h = (s[k] for k in ("q", "u", "p", "H", "K", "dref", "vd",
-                                                     "M", "h"))
+def _mode_rows(system, F, mode, gains, q, u, t, p, H, K, dref):
+    r"""The constraint rows of one mode: the bilateral constraints and the closed contacts.
+
+    Rows ``A`` of the constrained accelerations ``A u' = rhs`` (stabilized: ``H y + K z - c``
+    for the bilateral constraints, ``-2 alpha v_n - beta^2 g - \dot w_n u`` normal,
+    ``-gamma v_t - \dot w_t u`` sticking) and the rows ``F`` along which their forces act
+    (``w_n - mu s w_t`` sliding, ``w_n - mu e^T W_t`` spatial sliding).
+
+    Returns
+    -------
+    A_rows, F_rows, rhs : lists of MX rows
+    n_idx, t_idx : dict, the position in ``Lambda`` of each closed contact's normal and
+        sticking tangential unknowns
+    dirs : dict, the friction direction of each spatial sliding contact
+    kin : dict with ``W``, ``Wd``, ``Vc``, ``g``, ``mu_eff`` (empty without contacts)
+    """
     A_rows, F_rows, rhs = [], [], []
     if system.m + system.k:
         y, zc, C, c = F["constraints"](q, u, t, p)
@@ -181,6 +191,7 @@ def _mode_core(system, specs, mode, gains):
         rhs.append(ca.mtimes(H, y) + ca.mtimes(K, zc) - c)
     ncr = sum(1 + c["n_tangent"] for c in system.contacts)
     alpha, beta, gamma = gains
+    kin = {}
     if ncr:
         W = F["W"](q, t, p)
         Wd = F["Wdot_u"](q, u, t, p)
@@ -189,6 +200,7 @@ def _mode_core(system, specs, mode, gains):
         g = F["gap"](q, t, p)
         _, _, mu = laws_function(system)(p)
         mu_eff = ca.fmin(mu, 1e300)
+        kin = dict(W=W, Wd=Wd, Vc=Vc, g=g, mu_eff=mu_eff)
     offs = offsets(system)
     # position of each contact's unknowns in Lambda
     base = system.m + system.k
@@ -220,6 +232,20 @@ def _mode_core(system, specs, mode, gains):
         if mo == SLIDE_2D:
             dirs[i], _ = _slide_direction(Vc[o + 1:o + 3], dref[2 * i:2 * i + 2])
             F_rows.append(wn - mu_eff[i] * ca.mtimes(dirs[i].T, W[o + 1:o + 3, :]))
+    return A_rows, F_rows, rhs, n_idx, t_idx, dirs, kin
+
+
+def _mode_accelerations(system, mode, M, h, A_rows, F_rows, rhs):
+    r"""Multipliers and accelerations of one mode: ``M u' = h + F^T Lambda``,
+    ``A u' = rhs``, so ``S Lambda = rhs - A M^{-1} h`` with ``S = A M^{-1} F^T``.
+
+    Returns
+    -------
+    Lam : MX, the multipliers (bilateral, then the closed contacts' unknowns)
+    ud : MX, ``u'``
+    S : MX or None, ``A M^{-1} F^T`` (None without constraint rows)
+    """
+    S = None
     if A_rows:
         A = ca.vertcat(*A_rows)
         Fm = ca.vertcat(*F_rows)
@@ -244,16 +270,29 @@ def _mode_core(system, specs, mode, gains):
     else:
         Lam = ca.MX(0, 1)
         ud = ca.solve(M, h, "ldl")
-    qd = F["kinematics"](q, u, p)
-    # contact forces (normal, tangential...) per contact, zeros when open
+    return Lam, ud, S
+
+
+def _mode_events(system, mode, kin, M, S, Lam, n_idx, t_idx, dirs, dref):
+    """Contact forces and event functions of one mode.
+
+    Returns
+    -------
+    lam_parts : list of MX, ``(lambda_n, lambda_t)`` per contact (zeros when open)
+    ev : list of MX, the event functions (positive while the mode holds)
+    desc : list of ``(contact, kind)``, kind ``"gap"``, ``"lift"``, ``"vt"``, ``"cone"``
+        or ``"painleve"``
+    """
+    offs = offsets(system)
     lam_parts, ev, desc = [], [], []
     for i, (cinfo, mo) in enumerate(zip(system.contacts, mode)):
         o, nt = offs[i], cinfo["n_tangent"]
         if mo == OPEN:
             lam_parts.append(ca.MX.zeros(1 + nt))
-            ev.append(g[i])
+            ev.append(kin["g"][i])
             desc.append((i, "gap"))
             continue
+        mu_eff, Vc = kin["mu_eff"], kin["Vc"]
         ln = Lam[n_idx[i]]
         if mo == STICK:
             lt = ca.vertcat(*[Lam[j] for j in t_idx[i]]) if nt else ca.MX(0, 1)
@@ -283,11 +322,28 @@ def _mode_core(system, specs, mode, gains):
         if mo == STICK and nt:
             ev.append(mu_eff[i] * ln - ca.norm_2(lt))
             desc.append((i, "cone"))
-        if mo in SLIDING and A_rows:
-            wn = W[o, :]
+        if mo in SLIDING and S is not None:
+            wn = kin["W"][o, :]
             dnn = ca.mtimes(wn, ca.solve(M, wn.T, "ldl"))
             ev.append(_jam_function(S, n_idx[i], system.m + system.k, i, mo, dref, dnn))
             desc.append((i, "painleve"))
+    return lam_parts, ev, desc
+
+
+def _mode_core(system, specs, mode, gains):
+    """``core(x, t, P) -> (xdot, lam_c, events)`` for one mode, and the event descriptors:
+    its constraint rows (:func:`_mode_rows`), accelerations (:func:`_mode_accelerations`),
+    contact forces and event functions (:func:`_mode_events`)."""
+    F = system.functions
+    x, t, P, s = _symbols(system, specs)
+    q, u, p, H, K, dref, vd, M, h = (s[k] for k in ("q", "u", "p", "H", "K", "dref", "vd",
+                                                     "M", "h"))
+    A_rows, F_rows, rhs, n_idx, t_idx, dirs, kin = _mode_rows(system, F, mode, gains, q, u,
+                                                              t, p, H, K, dref)
+    Lam, ud, S = _mode_accelerations(system, mode, M, h, A_rows, F_rows, rhs)
+    qd = F["kinematics"](q, u, p)
+    # contact forces (normal, tangential...) per contact, zeros when open
+    lam_parts, ev, desc = _mode_events(system, mode, kin, M, S, Lam, n_idx, t_idx, dirs, dref)
     if not ev:
         ev = [ca.MX(1.0)]
         desc = [(-1, "none")]
