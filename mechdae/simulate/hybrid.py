@@ -148,23 +148,12 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
     [4.063713]
     """
     if not system.contact_names:
-        rtol = 1e-8 if rtol is None else rtol
-        atol = 1e-10 if atol is None else atol
-        return simulate_smooth(system, t_final, q0=q0, v0=v0, params=params, inputs=inputs,
-                               method="cvodes", rtol=rtol, atol=atol, output_times=output_times,
-                               initialize=initialize, stabilization=stabilization,
-                               **{k: v for k, v in options.items()
-                                  if k in ("n_out", "integrator_options", "out", "chunk",
-                                           "compiled")})
+        return _without_contacts(system, t_final, q0, v0, params, inputs, rtol, atol,
+                                 output_times, initialize, stabilization, options)
     wall0 = _time.perf_counter()
     rtol = EVENT_RTOL if rtol is None else rtol
     atol = EVENT_ATOL if atol is None else atol
-    aopts = dict(AUTO_DEFAULTS)
-    for k in list(options):
-        if k in aopts:
-            aopts[k] = options.pop(k)
-    hard = options.pop("max_events", None)
-    eopts = event_options(options, "auto", extra=list(aopts) + ["max_events"])
+    aopts, hard, eopts = _split_options(options)
     ts_driver = _timestepping()
     monitor = _monitor(aopts, ts_driver)
     if monitor is not None and aopts["zeno_to_timestepping"]:
@@ -199,6 +188,33 @@ def simulate_auto(system, t_final, q0=None, v0=None, params=None, inputs=None, m
                  timestepping_stretches=run.stretches, rtol=rtol, atol=atol,
                  timestepping_work=run.work)
     return build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
+
+
+def _without_contacts(system, t_final, q0, v0, params, inputs, rtol, atol, output_times,
+                      initialize, stabilization, options):
+    """A model without contacts: the smooth driver (cvodes, its default tolerances 1e-8,
+    1e-10) with the options it takes."""
+    rtol = 1e-8 if rtol is None else rtol
+    atol = 1e-10 if atol is None else atol
+    return simulate_smooth(system, t_final, q0=q0, v0=v0, params=params, inputs=inputs,
+                           method="cvodes", rtol=rtol, atol=atol, output_times=output_times,
+                           initialize=initialize, stabilization=stabilization,
+                           **{k: v for k, v in options.items()
+                              if k in ("n_out", "integrator_options", "out", "chunk",
+                                       "compiled")})
+
+
+def _split_options(options):
+    """``(aopts, hard, eopts)``: auto's own options (``AUTO_DEFAULTS`` updated), the hard
+    ``max_events`` (None: none) and the event method's options (checked: a TypeError
+    names unknown ones). ``options`` loses the first two."""
+    aopts = dict(AUTO_DEFAULTS)
+    for k in list(options):
+        if k in aopts:
+            aopts[k] = options.pop(k)
+    hard = options.pop("max_events", None)
+    eopts = event_options(options, "auto", extra=list(aopts) + ["max_events"])
+    return aopts, hard, eopts
 
 
 def _monitor(aopts, ts_driver):
