@@ -54,10 +54,13 @@ rest: a plastic impact on all of them, gaps and normal speeds projected to zero,
 sustained contact from there (a rocking block settling on both corners).
 
 The package, by concern: :mod:`.phase` (the compiled functions and integrators of a
-mode), :mod:`.location` (event location), :mod:`.modes` (contact space, mode decisions,
-projections), :mod:`.impacts` (impact resolution), :mod:`.laws` (multiple-impact laws),
-:mod:`.forces` (the contact-force problem of many contacts), :mod:`.accumulation` (Zeno
-points, rest), :mod:`.engine` (the stepping loop), :mod:`.output` (the Result).
+mode), :mod:`.location` (event location), :mod:`.modes` (mode decisions),
+:mod:`.contact_space` (contact space, projections), :mod:`.painleve` (Painlevé cases),
+:mod:`.impacts` (impact resolution), :mod:`.laws` (multiple-impact laws), :mod:`.forces`
+(the contact-force problem of many contacts), :mod:`.accumulation` (Zeno points, rest),
+:mod:`.engine` (the event-to-event loop) with :mod:`.evaluation` (its compiled pieces),
+:mod:`.integration` (one mode to its first event) and :mod:`.recording` (its samples),
+:mod:`.cycle` (the C event cycle), :mod:`.output` (the Result).
 """
 import time as _time
 
@@ -258,6 +261,14 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
     on_failure(lambda err: build_result(seeded(eng, ts[0], x0), system, specs, pv, H, K,
                                         dict(method="event", rtol=rtol, atol=atol),
                                         init_report, wall0))
+    _run(eng, system, ts, x0)
+    stats = dict(method="event", rtol=rtol, atol=atol)
+    return build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
+
+
+def _run(eng, system, ts, x0):
+    """Run the engine from ``(ts[0], x0)`` to ``ts[-1]``; a failure of a CasADi integrator
+    becomes a KeyboardInterrupt (a Ctrl-C counted since the start) or a SolverError."""
     n_int = sigint_count()
     try:
         eng.start(ts[0], x0)
@@ -271,8 +282,6 @@ def simulate_event(system, t_final, q0=None, v0=None, params=None, inputs=None, 
             raise
         raise SolverError(f"{system.name}: event-driven integration failed at t = "
                           f"{eng.__dict__.get('t', ts[0]):.12g}: {exc}") from exc
-    stats = dict(method="event", rtol=rtol, atol=atol)
-    return build_result(eng, system, specs, pv, H, K, stats, init_report, wall0)
 
 
 register_method("event", keeps_partial(simulate_event), options=DEFAULTS)
