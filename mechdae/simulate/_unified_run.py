@@ -132,12 +132,16 @@ class UnifiedRun:
         """Step to ``t_final`` (or ``max_events`` events) and return the Result."""
         nq, nu = self.nq, self.nu
         events = self.events
-        t_final = self.t_final
-        while self.t < t_final * (1 - 1e-15) and len(events) < self.max_events:
+        t_final, dt, max_events = self.t_final, self.dt, self.max_events
+        # bound once: one RK4 step per pass, this loop is the run's Python cost
+        before_step, ev_values, advance, crossed = (self.before_step, self.ev_values,
+                                                    self.advance, self.crossed)
+        ts, xs, sigs = self.ts, self.xs, self.sigs
+        while self.t < t_final * (1 - 1e-15) and len(events) < max_events:
             x, t = self.x, self.t
-            h = min(self.dt, t_final - t)
+            h = min(dt, t_final - t)
             s0, v0_ = x[nq + nu], x[nq + nu + 1]
-            prep = self.before_step(h)
+            prep = before_step(h)
             if prep is None:
                 continue
             h, sliding_dir, vt0 = prep
@@ -145,20 +149,22 @@ class UnifiedRun:
             in_contact = self.sig[2] > 0.5
             ref = (s0, v0_, F0, sliding_dir, float(np.sign(U0)),
                    vt0 if not in_contact and np.linalg.norm(vt0) > 1e-12 else None)
-            g0 = self.ev_values(x, t, ref, F0, vt0, U0)
-            xn, Fn, vtn, Un = self.advance(x, t, h)
+            g0 = ev_values(x, t, ref, F0, vt0, U0)
+            xn, Fn, vtn, Un = advance(x, t, h)
             self.n_steps += 1
             if not np.all(np.isfinite(xn)):
                 raise SolverError(f"{self.system.name}: unified integration reached a "
                                   f"non-finite state in the step from t = {t:.12g} to "
                                   f"{t + h:.12g}")
-            g1 = self.ev_values(xn, t + h, ref, Fn, vtn, Un)
-            hits = [i for i in range(6) if self.crossed(i, g0[i], g1[i])]
+            g1 = ev_values(xn, t + h, ref, Fn, vtn, Un)
+            hits = [i for i in range(6) if crossed(i, g0[i], g1[i])]
             if not hits:
                 self.x, self.t = xn, t + h
                 self.last = (h, abs(U0))
                 self.cur = (Fn, vtn, Un)
-                self.record()
+                ts.append(self.t)                    # as record(), inline (every step)
+                xs.append(xn.copy())
+                sigs.append(list(self.sig))
                 continue
             best_h, best_i = self.locate(hits, g0, h, ref)
             self.x, self.t = self.handle_event(best_i, best_h, ref, vt0)
