@@ -31,7 +31,7 @@ from ..dsl.model import placeholder, _as_sx, der
 from ..errors import ModelError
 from ._graph import lagrange_residual
 
-__all__ = ["Component", "Connector", "TIME"]
+__all__ = ["Component", "Connector", "LazyEquations", "TIME"]
 
 # the model time inside components (replaced by Model.time)
 TIME = placeholder("t")
@@ -440,3 +440,33 @@ class Component:
         yield self
         for ch in self._children:
             yield from ch.walk()
+
+
+def _lazy(name):
+    def get(self):
+        d = self.__dict__
+        if d.get("_built") is False:
+            self._build()
+        return d[name]
+
+    def put(self, value):
+        self.__dict__[name] = value
+
+    return property(get, put, doc=f"``{name}``, declared by _build_equations on first read")
+
+
+class LazyEquations:
+    """Mixin of components whose equations (definitions of potentials, energies, flows,
+    outputs) are declared by :meth:`Component._build_equations`, run on the first read of
+    any of them: the general flattening passes build them, and so does anything else that
+    reads them (the tree pass reads a spring's on a joint's drive flange). A class that
+    also sets ``_template = True`` (its equations follow from its parameters, coordinates
+    and connectors alone) is evaluated by closed-form passes through one CasADi Function
+    per class (:mod:`.flatten.evaluate`): its other instances never build their own. The
+    constructor declares parameters, coordinates and connectors only, and must not declare
+    equations."""
+    _defines = _lazy("_defines")
+    _flows = _lazy("_flows")
+    _T = _lazy("_T")
+    _V = _lazy("_V")
+    _outputs = _lazy("_outputs")

@@ -5,11 +5,10 @@ component). Inertias carry the coordinates (``"<inertia>.phi"``, speed ``"<inert
 springs and dampers act through their potential energy and virtual work; an IdealGear is a
 kinematic relation (substituted in a tree, a constraint in a loop). Inertia, Spring, Damper,
 SpringDamper, Fixed and Torque declare their equations only when the generic flattening
-reads them (:mod:`.network1d`).
+reads them (:mod:`.flatten.network`: built once per class).
 """
 from ..dsl.model import der
-from .core import Component, Connector
-from .network1d import LazyEquations
+from .core import Component, Connector, LazyEquations
 
 __all__ = ["Flange", "Inertia", "Spring", "Damper", "SpringDamper", "Fixed", "Torque",
            "IdealGear", "Position", "AngleSensor", "SpeedSensor", "TorqueSensor",
@@ -27,6 +26,7 @@ class Flange(Connector):
 class Inertia(LazyEquations, Component):
     """Rotor ``J phi'' = flange_a.tau + flange_b.tau``. Variables ``phi``, ``w`` (states),
     ``a``."""
+    _template = True
 
     def __init__(self, name, J=1.0, phi=0.0, w=0.0):
         super().__init__(name)
@@ -81,6 +81,7 @@ class _Compliant(LazyEquations, Component):
 
 class Spring(_Compliant):
     """Linear torsion spring ``tau = c (phi_rel - phi_rel0)``."""
+    _template = True
 
     def __init__(self, name, c=1.0, phi_rel0=0.0):
         super().__init__(name)
@@ -96,6 +97,7 @@ class Spring(_Compliant):
 
 class Damper(_Compliant):
     """Linear damper ``tau = d w_rel``."""
+    _template = True
 
     def __init__(self, name, d=0.0):
         super().__init__(name)
@@ -109,6 +111,7 @@ class Damper(_Compliant):
 
 class SpringDamper(_Compliant):
     """Spring and damper in parallel ``tau = c (phi_rel - phi_rel0) + d w_rel``."""
+    _template = True
 
     def __init__(self, name, c=1.0, d=0.0, phi_rel0=0.0):
         super().__init__(name)
@@ -125,6 +128,7 @@ class SpringDamper(_Compliant):
 
 class Fixed(LazyEquations, Component):
     """Flange fixed at angle ``phi0``."""
+    _template = True
 
     def __init__(self, name, phi0=0.0):
         super().__init__(name)

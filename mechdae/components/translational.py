@@ -4,12 +4,11 @@ Connector ``Flange``: potential ``s`` (m), flow ``f`` (N, positive into the comp
 Masses carry the coordinates (``"<mass>.s"``, speed ``"<mass>.v"``); springs and dampers
 act through their potential energy and virtual work; Fixed and Position fix potentials.
 Mass, Spring, Damper, SpringDamper, Fixed and Force declare their equations only when the
-generic flattening reads them (:mod:`.network1d`: a network of them alone is written
-directly in the masses' positions).
+generic flattening reads them (:mod:`.flatten.network`: a network of them alone is
+written directly in the masses' positions, each class's equations built once).
 """
 from ..dsl.model import der
-from .core import Component, Connector
-from .network1d import LazyEquations
+from .core import Component, Connector, LazyEquations
 
 __all__ = ["Flange", "Mass", "Spring", "Damper", "SpringDamper", "Fixed", "Force", "Position",
            "PositionSensor", "SpeedSensor", "ForceSensor", "Stop", "MassWithStopAndFriction"]
@@ -26,6 +25,7 @@ class Flange(Connector):
 class Mass(LazyEquations, Component):
     """Sliding mass of length ``L``: ``m s'' = flange_a.f + flange_b.f``; flanges at
     ``s -+ L/2``. Variables ``s``, ``v`` (states), ``a``."""
+    _template = True
 
     def __init__(self, name, m=1.0, L=0.0, s=0.0, v=0.0):
         super().__init__(name)
@@ -68,6 +68,7 @@ class _Compliant(LazyEquations, Component):
 
 class Spring(_Compliant):
     """Linear spring ``f = c (s_rel - s_rel0)`` (potential energy ``c/2 (s_rel - s_rel0)^2``)."""
+    _template = True
 
     def __init__(self, name, c=1.0, s_rel0=0.0):
         super().__init__(name)
@@ -86,6 +87,7 @@ class Spring(_Compliant):
 
 class Damper(_Compliant):
     """Linear damper ``f = d v_rel``; ``lossPower = f v_rel``."""
+    _template = True
 
     def __init__(self, name, d=0.0):
         super().__init__(name)
@@ -103,6 +105,7 @@ class Damper(_Compliant):
 
 class SpringDamper(_Compliant):
     """Spring and damper in parallel: ``f = c (s_rel - s_rel0) + d v_rel``."""
+    _template = True
 
     def __init__(self, name, c=1.0, d=0.0, s_rel0=0.0):
         super().__init__(name)
@@ -126,6 +129,7 @@ class SpringDamper(_Compliant):
 
 class Fixed(LazyEquations, Component):
     """Flange fixed at ``s0``."""
+    _template = True
 
     def __init__(self, name, s0=0.0):
         super().__init__(name)

@@ -492,7 +492,8 @@ def _declare(model, comps):
     psym, us, sub = {}, {}, {}
     for c in comps:
         for ln, ph, val in c._params:
-            psym[ph.element_hash()] = model.parameter(f"{c.path}.{ln}", val)
+            psym[ph.element_hash()] = val if isinstance(val, ca.SX) else \
+                model.parameter(f"{c.path}.{ln}", val)
         for ln, ph, default in c._speeds:
             u = model.speeds(f"{c.path}.{ln}", default=default)
             us.setdefault(id(c), []).append((u, model.acceleration(f"{c.path}.{ln}")))

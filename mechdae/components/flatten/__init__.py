@@ -23,17 +23,19 @@ Every component model takes one pipeline of passes, each a module with one job:
    contacts, for compile()'s structural analysis;
 8. :mod:`.outputs` -- every potential and flow by name, and the components' own outputs.
 
-The passes share one :class:`Flat` record. A model built only of 1-D masses, springs,
-dampers and sources (:mod:`..network1d`) or that is a tree of planar or spatial multibody
-components (:mod:`..tree`) is written in closed form before pass 2 (same answers, a few
-CasADi calls per component).
+The passes share one :class:`Flat` record. Two closed-form passes take the models they
+recognize whole before pass 1 (same answers, a few CasADi calls per component): a network
+whose every node one component positions (:mod:`.network`: masses, springs, dampers,
+sources, sensors, each component's own equations evaluated at the node values,
+:mod:`.evaluate`), and a tree of planar or spatial multibody components (:mod:`..tree`).
 """
+import contextlib
+import gc
 import time
 
 from ...errors import ModelError
 from .._graph import Subst
 from ..core import TIME
-from ..network1d import flatten_network
 from ..tree import flatten_tree
 from .collect import collect
 from .constraints import constraints
@@ -41,6 +43,7 @@ from .declare import declare
 from .equations import equations
 from .flows import flows
 from .mechanics import mechanics
+from .network import flatten_network
 from .outputs import outputs
 from .potentials import potentials
 
@@ -79,9 +82,29 @@ PASSES = (declare, potentials, constraints, flows, mechanics, equations, outputs
 
 def flatten(model):
     """Flatten ``model.components`` and ``model.connections`` into ``model`` (in place)."""
+    with _collector_paused():
+        _flatten(model)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector paused: flattening makes tens of thousands of
+    small objects that live on (CasADi expressions, records), and each collection walks
+    every live object -- a third of the time of a 1,000-component model. The few cycles
+    made meanwhile are collected at the next collection after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _flatten(model):
     t_start = time.perf_counter()
     comps = [c for root in model.components for c in root.walk()]
-    if flatten_network(model, comps) or flatten_tree(model, comps):
+    if flatten_tree(model, comps) or flatten_network(model, comps):
         return
     F = Flat(model, comps)
     collect(F)
