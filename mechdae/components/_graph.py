@@ -1,7 +1,7 @@
 """Small graph and substitution helpers of the flattening (union-find, placeholder map)."""
 import casadi as ca
 
-from ..dsl.model import _REGISTRY
+from .._symbols import _REGISTRY
 from ..errors import ModelError
 
 __all__ = ["UNKNOWN", "INDETERMINATE", "UnionFind", "Subst", "hashes", "lagrange_residual",

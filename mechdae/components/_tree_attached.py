@@ -8,7 +8,7 @@ elements enter the Model as the generic flattening enters them.
 """
 import casadi as ca
 
-from ..dsl.model import _info
+from .._symbols import _info
 from ..errors import ModelError
 from ._graph import CONTACT_KEYS, add_contact
 from .core import TIME

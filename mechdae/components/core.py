@@ -27,7 +27,7 @@ import numbers
 import casadi as ca
 import numpy as np
 
-from ..dsl.model import placeholder, _as_sx, der
+from .._symbols import _as_sx, der, placeholder
 from ..errors import ModelError
 from ._graph import lagrange_residual
 

@@ -13,7 +13,7 @@ import time
 import casadi as ca
 import numpy as np
 
-from ...dsl.model import der
+from ..._symbols import der
 from .._graph import INDETERMINATE as _INDET, UNKNOWN as _UNKNOWN, Subst as _Subst
 from .._graph import hashes as _hashes
 from ..core import TIME

@@ -9,7 +9,7 @@ equations of motion).
 """
 import casadi as ca
 
-from ...dsl.model import _info, der, der_many
+from ..._symbols import _info, der, der_many
 from ...errors import ModelError
 
 __all__ = ["declare", "declare_coordinates", "derivatives", "comp_origin"]

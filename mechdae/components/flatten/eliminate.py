@@ -16,7 +16,7 @@ evaluated along the reduced motion: an expression of the state and the accelerat
 """
 import casadi as ca
 
-from ...dsl.model import der
+from ..._symbols import der
 from ...errors import ModelError
 from .._graph import Subst, hashes, lagrange_residual
 

@@ -8,7 +8,7 @@ own generalized forces are added on its coordinates.
 """
 import casadi as ca
 
-from ...dsl.model import _info
+from ..._symbols import _info
 from .flows import structurally_zero
 
 __all__ = ["mechanics"]

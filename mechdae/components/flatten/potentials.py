@@ -9,7 +9,7 @@ O(n^2) per chain). Then: every group of nodes needs a reference, open electrical
 warned of, and a connector that may not be a general variable (a spatial frame) must be
 positioned.
 """
-from ...dsl.model import der, der_many
+from ..._symbols import der, der_many
 from .nodes import check_references, resolve_nodes, warn_open_pins
 
 __all__ = ["potentials"]
