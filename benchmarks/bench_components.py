@@ -8,7 +8,7 @@
    hand-written model.
 
    Measured (n = 30, best of 3, load ~1), with the 1-D network fast path of the flattening
-   (mechdae/components/network1d.py: the masses' positions as coordinates, springs'
+   (mechdae/components/flatten/network.py: the masses' positions as coordinates, springs'
    energies, dampers and sources as generalized forces, the generic path's outputs
    written directly; the components build no CasADi equations): compile 36.6-37.6 ms
    against 39.1-39.4 ms by hand, ratio 0.93-0.96 (target 2: met; was 147 ms, 3.76x):
@@ -27,9 +27,9 @@
    Then both chains again with ``compile(evaluate=True)`` (parameters folded in as numbers).
 
    Measured (best of 3, load ~1), with the tree fast path of the flattening
-   (mechdae/components/tree.py: frames in closed form from the root, cut forces by
+   (mechdae/components/flatten/tree.py: frames in closed form from the root, cut forces by
    Newton-Euler; the components build no CasADi equations), its kinetic energy in
-   composite-rigid-body form (mechdae/components/crba.py: one term ``D^T Ic (V + D/2)`` per
+   composite-rigid-body form (mechdae/components/flatten/crba.py: one term ``D^T Ic (V + D/2)`` per
    joint, composite inertias about the joints), and M and the velocity terms of h handed to
    compile() instead of derived from T (``Model._inertia``, mechdae/symbolic/derive.py):
    M by the composite-rigid-body algorithm (``M_jk = S_j^T X_jk Ic_k S_k``, the forces of
@@ -48,7 +48,7 @@
    With ``evaluate=True`` (``Model.substitute`` folds the parameters into the handed M and
    c too): M 3,158 + h 904 instructions (was 5,710 + 3,252; nlink_chain.py's evaluated
    build 4,559 + 1,250), the rhs alone 0.99x its evaluated build (was 1.03x).
-   The spatial chain (mechdae/components/tree_spatial.py, the same composite form in 3-D;
+   The spatial chain (mechdae/components/flatten/tree_spatial.py, the same composite form in 3-D;
    M and h still derived from T; not measured again): compile 209-214 ms (4.0x; was
    2.36 s, 37.8x): build 27 ms, flatten 110 ms (2,448 outputs and 451 parameters through
    the Model API: ~35 ms), compile_model 74 ms; M 7,340 + h

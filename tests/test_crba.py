@@ -1,4 +1,4 @@
-"""The tree fast path's kinetic energy in composite-rigid-body form (mechdae.components.crba).
+"""The tree fast path's kinetic energy in composite-rigid-body form (mechdae.components.flatten.crba).
 
 The mass matrix ``compile()`` derives from it must be the Lagrangian one: the generic
 path's ``M`` (from the components' own equations, ``T`` summed over the bodies) at random

@@ -1,4 +1,4 @@
-"""The 1-D network fast path of the flattening (mechdae.components.network1d) against the
+"""The 1-D network fast path of the flattening (mechdae.components.flatten.network) against the
 generic path.
 
 A model made only of translational (rotational) Fixed, Mass (Inertia), Spring, Damper,

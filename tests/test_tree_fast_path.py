@@ -1,4 +1,4 @@
-"""The tree fast path of the flattening (mechdae.components.tree) against the generic path.
+"""The tree fast path of the flattening (mechdae.components.flatten.tree) against the generic path.
 
 A planar mechanism made only of World, Fixed, FixedTranslation, Body, BodyShape, Revolute,
 Prismatic and Free, connected as a tree from the roots, is flattened in closed form; every

@@ -409,7 +409,7 @@ class Component:
     def _build_equations(self):
         """Declare the equations (energies, relations, flows, outputs) that the constructor
         left to flattening: the multibody components build them only when the generic
-        flattening needs them (the tree fast path, :mod:`.tree`, does without). Default:
+        flattening needs them (the tree pass, :mod:`.flatten.tree`, does without). Default:
         nothing (components that declare everything in ``__init__``)."""
 
     def _build(self):

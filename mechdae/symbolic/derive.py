@@ -18,7 +18,7 @@ body points (``Q_u = (dv_P/du)^T F``).  Constraints: ``phi(q, t)``, ``G = dphi/d
 symbolic inverse of ``M`` is formed.
 
 Handed inertia terms (internal hook, set only by the multibody tree fast path of the
-flattening, :mod:`mechdae.components.tree`): ``model._inertia = (M_q, c, T)`` with
+flattening, :mod:`mechdae.components.flatten.tree`): ``model._inertia = (M_q, c, T)`` with
 ``M_q(q, p)`` the mass matrix in the coordinates' rates, ``c(q, q', p) = dT/dq -
 d/dt(dT/dq') + M_q q''`` (minus the Coriolis and centrifugal terms) and ``T`` the kinetic
 energy term they belong to. When ``model.T_terms`` is exactly ``[T]`` (the same object;

@@ -27,7 +27,7 @@ The passes share one :class:`Flat` record. Two closed-form passes take the model
 recognize whole before pass 1 (same answers, a few CasADi calls per component): a network
 whose every node one component positions (:mod:`.network`: masses, springs, dampers,
 sources, sensors, each component's own equations evaluated at the node values,
-:mod:`.evaluate`), and a tree of planar or spatial multibody components (:mod:`..tree`).
+:mod:`.evaluate`), and a tree of planar or spatial multibody components (:mod:`.tree`).
 """
 import contextlib
 import gc
@@ -36,7 +36,7 @@ import time
 from ...errors import ModelError
 from .._graph import Subst
 from ..core import TIME
-from ..tree import flatten_tree
+from .tree import flatten_tree
 from .collect import collect
 from .constraints import constraints
 from .declare import declare

@@ -29,7 +29,7 @@ import casadi as ca
 
 from ..._symbols import is_placeholder
 from .._graph import UnionFind
-from ..tree import _HAND, _declare
+from .tree import _HAND, _declare
 from .evaluate import (closed_over_slots, definitions_read_potentials, equations_of_all,
                        has_other_declarations, rest_reads_potentials, structure)
 

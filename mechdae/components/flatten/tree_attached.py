@@ -8,10 +8,10 @@ elements enter the Model as the generic flattening enters them.
 """
 import casadi as ca
 
-from .._symbols import _info
-from ..errors import ModelError
-from ._graph import CONTACT_KEYS, add_contact
-from .core import TIME
+from ..._symbols import _info
+from ...errors import ModelError
+from .._graph import CONTACT_KEYS, add_contact
+from ..core import TIME
 
 __all__ = ["attached", "symbols_known"]
 

@@ -19,7 +19,7 @@ attached as in the planar path (:mod:`._tree_attached`); their generalized flows
 """
 import casadi as ca
 
-from ._tree_attached import attached
+from .tree_attached import attached
 from .crba import body_inertia_spatial, kinetic_energy_spatial
 from .tree import _function as _cached, flange_flows, newton_euler
 

@@ -46,7 +46,7 @@ import time
 
 import casadi as ca
 
-from ._tree_attached import attached as _attached, symbols_known as _symbols_known
+from .tree_attached import attached as _attached, symbols_known as _symbols_known
 from .crba import bias_forces, kinetic_energy, mass_matrix
 
 __all__ = ["flatten_tree"]
@@ -166,13 +166,13 @@ class _Node:
 def _kinds(lib):
     """``(tree component kinds by class, classes attached to the tree's frames and drive
     flanges, connector classes)`` of the planar or the spatial library."""
-    from . import planar as pl, rotational as rot, translational as tr
+    from .. import planar as pl, rotational as rot, translational as tr
     # on the drive flanges of joints (useAxisFlange=True)
     _DRIVE = {rot.Spring, rot.Damper, rot.SpringDamper, rot.Torque, rot.AngleSensor,
               rot.SpeedSensor, tr.Spring, tr.Damper, tr.SpringDamper, tr.Force,
               tr.PositionSensor, tr.SpeedSensor}
     if lib == "spatial":
-        from . import spatial as sp
+        from .. import spatial as sp
         tree = {sp.World: "world", sp.Fixed: "fixed", sp.FixedTranslation: "rigid",
                 sp.FixedRotation: "rotation", sp.BodyShape: "bodyshape",
                 sp.BodyBox: "bodyshape", sp.BodyCylinder: "bodyshape", sp.Body: "body",
