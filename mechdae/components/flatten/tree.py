@@ -46,6 +46,7 @@ import time
 
 import casadi as ca
 
+from .._graph import UnionFind
 from .tree_attached import attached as _attached, symbols_known as _symbols_known
 from .crba import bias_forces, kinetic_energy, mass_matrix
 
@@ -192,15 +193,28 @@ def _kinds(lib):
 
 
 def _plan(model, comps):
-    """``(kinds, nodes in order from the roots, node of each connector)``, or None when the
-    model is not a tree of the supported components with force elements, contacts and
-    sensors between its frames (then the generic path runs)."""
+    """``(lib, kinds, nodes in order from the roots, node of each connector, drive-flange
+    nodes)``, or None when the model is not a tree of the supported components with force
+    elements, contacts and sensors between its frames (then the general passes run)."""
     if not getattr(model, "_tree_fast_path", True) or not comps:
         return None
     if any(getattr(model, a) for a in _HAND):
         return None
     lib = "spatial" if any(type(c).__module__.endswith(".spatial") for c in comps) \
         else "planar"
+    kinds = _classify(comps, lib)
+    if kinds is None:
+        return None
+    grown = _grow(model, comps, kinds)
+    if grown is None or not _symbols_known(model, comps, kinds):
+        return None
+    return (lib, kinds) + grown
+
+
+def _classify(comps, lib):
+    """The tree kind of each component (``"attached"`` for elements that only read frames
+    and flanges), or None when one is not supported: an unknown class, a loop cut, a
+    parameter given as an expression, one World missing or doubled."""
     table, attached, conn_types = _kinds(lib)
     kinds, worlds = {}, 0
     for c in comps:
@@ -224,7 +238,7 @@ def _plan(model, comps):
         worlds += k == "world"
         kinds[id(c)] = k
     if worlds != 1:
-        return None                      # the generic path reports the problem
+        return None                      # the general passes report the problem
     # every vector entry a parameter of the component or a number
     for c in comps:
         own = {ph.element_hash() for _, ph, _ in c._params}
@@ -236,31 +250,17 @@ def _plan(model, comps):
                     return None
                 if not isinstance(e, (ca.SX, int, float)):
                     return None
-    # nodes: connected frames (union-find over connector ids)
-    conns = {id(cn): cn for c in comps for cn in c._connectors}
-    parent = {k: k for k in conns}
+    return kinds
 
-    def find(k):
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
 
-    for tup in model.connections:
-        if any(id(cn) not in conns for cn in tup):
-            return None
-        for cn in tup[1:]:
-            ra, rb = find(id(tup[0])), find(id(cn))
-            if ra != rb:
-                parent[rb] = ra
-    groups = {}
-    for k, cn in conns.items():
-        groups.setdefault(find(k), []).append(cn)
-    node_of = {}
-    for members in groups.values():
-        node = _Node(members)
-        for cn in members:
-            node_of[id(cn)] = node
+def _grow(model, comps, kinds):
+    """``(nodes in order from the roots, node of each connector, drive-flange nodes)``: the
+    tree grown from the World and Fixed frames through each component's frame_a to its
+    frame_b; None for a loop, a component used from frame_b, a frame fixed twice or not
+    reached, two drive flanges joined."""
+    node_of, n_groups = _frame_nodes(model, comps)
+    if node_of is None:
+        return None
     # drive flanges: the axis at the joint coordinate, the support fixed
     flanges = []
     for c in comps:
@@ -271,7 +271,6 @@ def _plan(model, comps):
                     return None          # two flanges joined, or a loop through them
                 node.pos = cn
                 flanges.append(node)
-    # grow the tree from the roots through frame_a -> frame_b
     order = []
     for c in comps:
         if kinds[id(c)] in ("world", "fixed"):
@@ -298,22 +297,43 @@ def _plan(model, comps):
                 return None              # a loop
             child.pos = c.frame_b
             order.append(child)
-    if len(order) + len(flanges) != len(groups):
+    if len(order) + len(flanges) != n_groups:
         return None                      # frames not reached from a root
-    if not _symbols_known(model, comps, kinds):
-        return None
-    return lib, kinds, order, node_of, flanges
+    return order, node_of, flanges
+
+
+def _frame_nodes(model, comps):
+    """Connected connectors as :class:`_Node` s (union-find over connector ids):
+    ``(node of each connector id, number of nodes)``, ``(None, 0)`` when a connection
+    names a connector outside the model."""
+    conns = {id(cn): cn for c in comps for cn in c._connectors}
+    uf = UnionFind()
+    for k in conns:
+        uf.add(k)
+    for tup in model.connections:
+        if any(id(cn) not in conns for cn in tup):
+            return None, 0
+        for cn in tup[1:]:
+            uf.union(id(tup[0]), id(cn))
+    groups = {}
+    for k, cn in conns.items():
+        groups.setdefault(uf.find(k), []).append(cn)
+    node_of = {}
+    for members in groups.values():
+        node = _Node(members)
+        for cn in members:
+            node_of[id(cn)] = node
+    return node_of, len(groups)
 
 
 def flatten_tree(model, comps):
-    """Flatten ``model`` by the tree fast path if it applies (see the module docstring);
+    """Flatten ``model`` by the tree pass if it applies (see the module docstring);
     returns whether it did."""
     t_start = time.perf_counter()
     plan = _plan(model, comps)
     if plan is None:
         return False
     lib, kinds, order, node_of, flanges = plan
-    world = next(c for c in comps if kinds[id(c)] == "world")
     psym, qs, us = _declare(model, comps)
     zero = ca.SX(0)
     for node in flanges:                 # drive flanges: the joint coordinate, or 0
@@ -328,12 +348,24 @@ def flatten_tree(model, comps):
     def par(e):
         return psym[e.element_hash()] if isinstance(e, ca.SX) else ca.SX(float(e))
 
-    g = psym[world.g.element_hash()]
-    grav = [ca.SX(0) if n == 0 else _B(_MUL, g, ca.SX(float(n))) for n in world.n]
-    # kinematics from the roots
-    offsets = {}                         # id(component) -> world-resolved (dx, dy) of frame_b,
-    #                                       and |d|^2
-    axes = {}                            # id(prismatic) -> its world-resolved unit axis
+    offsets, axes = _frames(order, kinds, node_of, qs, par)
+    declared, body_out, inertias = _bodies(model, comps, kinds, node_of, psym, par)
+    if body_out:
+        _energies(model, order, kinds, node_of, offsets, axes, qs, inertias)
+    # force elements, contacts and sensors on the tree's frames and drive flanges
+    att_flows, unknown, att_out = _attached(model, comps, kinds, node_of, psym, qs)
+    flows = _cut_flows(order, kinds, offsets, declared, att_flows, unknown, flanges)
+    n_pot = _outputs(model, comps, node_of, flows, unknown, body_out, att_out)
+    _stats(model, comps, node_of, order, n_pot, t_start)
+    return True
+
+
+def _frames(order, kinds, node_of, qs, par):
+    """Every frame's position, angle and their rates in closed form from the roots (on
+    the nodes); returns the world-resolved offsets ``{id(component): (dx, dy, |d|^2)}`` of
+    frame_b and the prismatic joints' unit axes ``{id(joint): (ex, ey)}``."""
+    zero = ca.SX(0)
+    offsets, axes = {}, {}
     for node in order:
         c = node.pos.owner
         kind = kinds[id(c)]
@@ -366,11 +398,19 @@ def flatten_tree(model, comps):
             node.set(_B(_ADD, a.x, x), _B(_ADD, a.y, y), _B(_ADD, a.phi, p),
                      _B(_ADD, a.vx, xd), _B(_ADD, a.vy, yd), _B(_ADD, a.w, pd),
                      _B(_ADD, a.ax, xdd), _B(_ADD, a.ay, ydd), _B(_ADD, a.al, pdd))
-    # bodies: energies, outputs, the flows at frame_a (inertial force minus weight)
-    declared = {}                        # id(component) -> [fx, fy, tau] at frame_a
-    body_out = {}
-    V_all = zero                         # one term (compile checks each term's symbols)
-    inertias = []                        # (node, J, m, hx, hy) for the kinetic energy
+    return offsets, axes
+
+
+def _bodies(model, comps, kinds, node_of, psym, par):
+    """Each body's weight (one potential energy term), inertia about frame_a for the
+    composite form, flows at frame_a (inertial force minus weight) and outputs; returns
+    ``(flows by id(body), outputs by id(body), inertias [(node, J, m, hx, hy)])``."""
+    world = next(c for c in comps if kinds[id(c)] == "world")
+    g = psym[world.g.element_hash()]
+    grav = [ca.SX(0) if n == 0 else _B(_MUL, g, ca.SX(float(n))) for n in world.n]
+    declared, body_out = {}, {}
+    V_all = ca.SX(0)                     # one term (compile checks each term's symbols)
+    inertias = []
     for c in comps:
         if kinds[id(c)] not in ("body", "bodyshape"):
             continue
@@ -385,21 +425,29 @@ def flatten_tree(model, comps):
                            ("v_cm_y", vcy), ("w", a.w)]
     if body_out:
         model.potential_energy(V_all)
-        composite = {}
-        model.kinetic_energy(kinetic_energy(order, kinds, node_of, offsets, axes, qs,
-                                            inertias, composite))
-        # M and the velocity terms handed to derive (Model._inertia): the composite-rigid-
-        # body M and Newton-Euler with q'' = 0, smaller than their derivation from T
-        pos = {e["sym"].element_hash(): i for i, e in enumerate(model.coords)}
-        index = {k: [pos[q.element_hash()] for q, _, _ in v] for k, v in qs.items()}
-        n = len(model.coords)
-        model._inertia = (mass_matrix(order, kinds, node_of, offsets, axes, composite,
-                                      index, n),
-                          bias_forces(order, kinds, node_of, offsets, axes, qs, inertias,
-                                      index, n), model.T_terms[-1])
-    # force elements, contacts and sensors on the tree's frames and drive flanges
-    att_flows, unknown, att_out = _attached(model, comps, kinds, node_of, psym, qs)
-    # flows (Newton-Euler from the leaves)
+    return declared, body_out, inertias
+
+
+def _energies(model, order, kinds, node_of, offsets, axes, qs, inertias):
+    """The kinetic energy in composite-rigid-body form, and M and the velocity terms handed
+    to derive (``Model._inertia``): the composite-rigid-body M and Newton-Euler with
+    ``q'' = 0``, smaller than their derivation from T."""
+    composite = {}
+    model.kinetic_energy(kinetic_energy(order, kinds, node_of, offsets, axes, qs, inertias,
+                                        composite))
+    pos = {e["sym"].element_hash(): i for i, e in enumerate(model.coords)}
+    index = {k: [pos[q.element_hash()] for q, _, _ in v] for k, v in qs.items()}
+    n = len(model.coords)
+    model._inertia = (mass_matrix(order, kinds, node_of, offsets, axes, composite, index, n),
+                      bias_forces(order, kinds, node_of, offsets, axes, qs, inertias, index,
+                                  n), model.T_terms[-1])
+
+
+def _cut_flows(order, kinds, offsets, declared, att_flows, unknown, flanges):
+    """The flows of every frame (``[fx, fy, tau]``) by Newton-Euler from the leaves; drive
+    flanges balance what acts on them."""
+    zero = ca.SX(0)
+
     def own(cn, node):
         return att_flows[id(cn)] if kinds[id(cn.owner)] == "attached" else \
             declared.get(id(cn.owner), [zero, zero, zero])
@@ -416,8 +464,13 @@ def flatten_tree(model, comps):
                  lambda a, b: [_B(_ADD, x, y) for x, y in zip(a, b)],
                  lambda a: [_B(_SUB, zero, x) for x in a], [zero, zero, zero])
     flange_flows(flanges, flows)
-    # outputs: every potential and flow, and the components' own (as the generic path
-    # names them); flows that carry a contact force are not offered
+    return flows
+
+
+def _outputs(model, comps, node_of, flows, unknown, body_out, att_out):
+    """Every potential and flow, and the components' own outputs (as the general passes
+    name them); flows that carry a contact force are not offered. Returns the number of
+    potentials."""
     taken = set(model._names)
     unavailable = {}
     n_pot = 0
@@ -441,8 +494,7 @@ def flatten_tree(model, comps):
         for name, e in body_out.get(id(c), ()) or att_out.get(id(c), ()):
             out(f"{c.path}.{name}", e)
     model._unavailable_outputs = unavailable
-    _stats(model, comps, node_of, order, n_pot, t_start)
-    return True
+    return n_pot
 
 
 def newton_euler(order, kinds, flows, unknown, own, across, add, neg, zero):

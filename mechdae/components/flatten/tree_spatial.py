@@ -178,13 +178,29 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
     def vec(es):
         return ca.vertcat(*[par(e) for e in es])
 
-    z3 = ca.SX.zeros(3)
-    eye = ca.SX.eye(3)
     world = next(c for c in comps if kinds[id(c)] == "world")
     g = psym[world.g.element_hash()]
     grav = ca.vertcat(*[ca.SX(0) if n == 0 else g * float(n) for n in world.n])
-    offsets = {}                         # id(component) -> (world offset d of frame_b, |d|^2)
-    jumps = {}                           # id(joint) -> (Dw, Dv) it adds (see crba)
+    offsets, jumps = _frames(order, kinds, node_of, qs, us, par, vec)
+    declared, body_out, inertias, V_all = _bodies(comps, kinds, node_of, psym, par, vec, grav)
+    if body_out:
+        model.potential_energy(V_all)
+        model.kinetic_energy(kinetic_energy_spatial(order, kinds, node_of, offsets, jumps,
+                                                    inertias))
+    # force elements, contacts and sensors on the frames (their flows are the generalized
+    # ones, (Fr, FR), turned into a force and a torque at their node)
+    att_flows, unknown, att_out = attached(model, comps, kinds, node_of, psym, qs)
+    flows = _cut_flows(order, kinds, offsets, declared, att_flows, unknown, flanges)
+    return _outputs(model, comps, node_of, flows, unknown, body_out, att_out)
+
+
+def _frames(order, kinds, node_of, qs, us, par, vec):
+    """Every frame's state ``[r, R, v, w, a, al]`` from the roots (``node.st``); returns
+    the offsets ``{id(component): (world offset d of frame_b, |d|^2)}`` and the joints'
+    jumps ``{id(joint): (Dw, Dv)}`` that the composite form needs (see :mod:`.crba`)."""
+    z3 = ca.SX.zeros(3)
+    eye = ca.SX.eye(3)
+    offsets, jumps = {}, {}
     for node in order:
         c = node.pos.owner
         kind = kinds[id(c)]
@@ -207,20 +223,7 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
             node.st = [r, Rb, v, wb, a, alb]
             jumps[id(c)] = (dw, z3)
         elif kind in ("spherical", "freemotion"):
-            cq = qs[id(c)]
-            dv = z3
-            if kind == "freemotion":     # x, y, z (frame_a axes), then the quaternion
-                r, v, a, d, dd, dv = _function("translate").call(
-                    [r, R, v, w, a, al] + [ca.vertcat(*[e[k] for e in cq[:3]])
-                                           for k in range(3)])
-                offsets[id(c)] = (d, dd)
-                cq = cq[3:]
-            (u, ud) = (ca.vertcat(*col) for col in zip(*us[id(c)]))
-            Rb, wb, alb, dw = _function("spherical").call(
-                [R, w, al, ca.vertcat(*[e[0] for e in cq]), ca.vertcat(*[e[1] for e in cq]),
-                 u, ud])
-            node.st = [r, Rb, v, wb, a, alb]
-            jumps[id(c)] = (dw, dv)
+            _ball(node, c, kind, node_of[id(c.frame_a)].st, qs, us, offsets, jumps)
         else:                            # prismatic
             (q, qd, qdd), = qs[id(c)]
             rb, vb, ab, d, dv = _function("prismatic").call([r, R, v, w, a, al, _const(c.n),
@@ -228,9 +231,34 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
             node.st = [rb, R, vb, w, ab, al]
             offsets[id(c)] = (d, q * q)  # n is a unit vector
             jumps[id(c)] = (z3, dv)
+    return offsets, jumps
+
+
+def _ball(node, c, kind, st_a, qs, us, offsets, jumps):
+    """frame_b of a Spherical joint or a FreeMotion (its translation first, then the
+    quaternion rotation with declared speeds)."""
+    r, R, v, w, a, al = st_a
+    cq = qs[id(c)]
+    dv = ca.SX.zeros(3)
+    if kind == "freemotion":             # x, y, z (frame_a axes), then the quaternion
+        r, v, a, d, dd, dv = _function("translate").call(
+            [r, R, v, w, a, al] + [ca.vertcat(*[e[k] for e in cq[:3]]) for k in range(3)])
+        offsets[id(c)] = (d, dd)
+        cq = cq[3:]
+    (u, ud) = (ca.vertcat(*col) for col in zip(*us[id(c)]))
+    Rb, wb, alb, dw = _function("spherical").call(
+        [R, w, al, ca.vertcat(*[e[0] for e in cq]), ca.vertcat(*[e[1] for e in cq]), u, ud])
+    node.st = [r, Rb, v, wb, a, alb]
+    jumps[id(c)] = (dw, dv)
+
+
+def _bodies(comps, kinds, node_of, psym, par, vec, grav):
+    """Each body's weight, inertia about frame_a for the composite form, the flows at
+    frame_a (``F = m (a_cm - g)`` and the torque about its origin) and its outputs; returns
+    ``(flows by id(body), outputs by id(body), inertias [(node, J6, m, h)], V)``."""
     declared, body_out = {}, {}
     V_all = ca.SX(0)
-    inertias = []                        # (node, J6, m, h) for the kinetic energy
+    inertias = []
     for c in comps:
         if kinds[id(c)] not in ("body", "bodyshape"):
             continue
@@ -246,13 +274,14 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
         body_out[id(c)] = [(f"{name}[{k + 1}]", x) for name, col in
                            (("r_cm_0", cm), ("v_cm_0", vcm), ("w_a", wa))
                            for k, x in enumerate(ca.vertsplit(col))]
-    if body_out:
-        model.potential_energy(V_all)
-        model.kinetic_energy(kinetic_energy_spatial(order, kinds, node_of, offsets, jumps,
-                                                    inertias))
-    # force elements, contacts and sensors on the frames (their flows are the generalized
-    # ones, (Fr, FR), turned into a force and a torque at their node)
-    att_flows, unknown, att_out = attached(model, comps, kinds, node_of, psym, qs)
+    return declared, body_out, inertias, V_all
+
+
+def _cut_flows(order, kinds, offsets, declared, att_flows, unknown, flanges):
+    """The cut force and torque of every frame (world axes) by Newton-Euler from the
+    leaves: ``{id(connector): (F, t)}``; drive flanges balance what acts on them."""
+    z3 = ca.SX.zeros(3)
+
     def own(cn, node):
         if kinds[id(cn.owner)] == "attached":
             return tuple(_function("wrench").call([ca.vertcat(*att_flows[id(cn)]),
@@ -272,8 +301,13 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
     for cn, f in att_flows.items():      # 1-D elements on drive flanges
         flows.setdefault(cn, f)
     flange_flows(flanges, flows)
-    # outputs: potentials and the cut force and torque resolved in the frame (one mapped
-    # call for every connector)
+    return flows
+
+
+def _outputs(model, comps, node_of, flows, unknown, body_out, att_out):
+    """Potentials and the cut force and torque resolved in the frame (one mapped call for
+    every connector), the bodies' and attached elements' outputs; returns the number of
+    potentials."""
     conns = [cn for c in comps for cn in c._connectors if node_of[id(cn)].st is not None]
     sts = [node_of[id(cn)].st for cn in conns]
     cols = _function("resolve").map(len(conns)).call(
