@@ -149,3 +149,18 @@ class SystemDrivers:
         or ``method="complementarity"``, :class:`mechdae.export.ContactImplicitOCP`)."""
         from ..export.ocp import ocp
         return ocp(self, N=N, t_final=t_final, method=method, controls=controls, **options)
+
+    # ------------------------------------------------------------------ analysis
+    def linearize(self, q=None, v=None, inputs=None, outputs=(), params=None, **options):
+        """Linear model ``A, B, C, D`` at ``(q, v, inputs)`` in minimal coordinates on the
+        constraint manifold (closed contacts as constraints; no stabilization modes); see
+        :func:`mechdae.analysis.linearize` (options ``t``, ``contacts``, ``basis``, ``tol``)."""
+        from ..analysis.linearize import linearize
+        return linearize(self, q=q, v=v, inputs=inputs, outputs=outputs, params=params,
+                         **options)
+
+    def trim(self, q=None, v=None, inputs=None, free=(), params=None, **options):
+        """Equilibrium or steady motion solving for the ``free`` coordinates, speeds and
+        inputs, with the residual reported; see :func:`mechdae.analysis.trim`."""
+        from ..analysis.trim import trim
+        return trim(self, q=q, v=v, inputs=inputs, free=free, params=params, **options)
