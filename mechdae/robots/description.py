@@ -56,7 +56,10 @@ class Link:
 class Joint:
     """``type`` one of :data:`JOINT_TYPES`; ``limits`` a dict with ``lower``, ``upper``
     (rad or m), ``effort``, ``velocity`` (None where the file has none); ``damping``
-    (N m s/rad or N s/m) and ``friction`` (N m or N) as the file gives them."""
+    (N m s/rad or N s/m) and ``friction`` (N m or N) as the file gives them; ``mimic`` a
+    dict ``joint``, ``multiplier``, ``offset`` when the file couples this joint to another
+    (URDF ``<mimic>``; kept as data, the joint is built independent, as Pinocchio does by
+    default)."""
     name: str
     type: str
     parent: str
@@ -66,6 +69,7 @@ class Joint:
     limits: dict = None
     damping: float = 0.0
     friction: float = 0.0
+    mimic: dict = None
 
 
 @dataclass
