@@ -26,12 +26,13 @@ Only components of the spatial tree fast path are used (see
 (``model.flatten_stats["tree_fast_path"]``).
 """
 import re
+import warnings
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..dsl.model import Model
-from ..errors import ModelError
+from ..errors import ModelError, ModelWarning
 from ..components import rotational as rot, spatial as sp, translational as tr
 from .description import JOINT_TYPES
 
@@ -294,4 +295,9 @@ def _joint(m, j, frame, body_of, actuated, damping):
     c.damping, c.friction, c.axis_n, c.joint_type = float(j.damping), float(j.friction), \
         np.asarray(j.axis, float), j.type
     c.mimic = j.mimic
+    if j.mimic:
+        warnings.warn(f"robot '{m.name}': joint '{j.name}' mimics joint '{j.mimic['joint']}' "
+                      "in the file; built as an independent joint (as Pinocchio does by "
+                      "default); add the coupling (m.holonomic) if the motion needs it",
+                      ModelWarning, stacklevel=4)
     return c
