@@ -292,3 +292,46 @@ def test_not_a_urdf_file(tmp_path):
         robots.load_urdf(f)
     with pytest.raises(ModelError, match="not found"):
         robots.load_urdf(tmp_path / "missing.urdf")
+
+
+def test_floating_joint_in_the_file_is_a_free_body():
+    """A URDF ``floating`` joint is a FreeMotion named after it: one body of mass m, center
+    of mass c (link frame) and inertia J about it has ``M = m B^T B + diag(0, J)`` with
+    ``B = [I, -R [c]x]`` (v_cm = v + R (w x c)) and ``V = m g (z + (R c)_z)``."""
+    mass, c = 3.0, np.array([0.1, -0.05, 0.2])
+    J = np.array([[0.05, 0.01, 0.0], [0.01, 0.04, 0.002], [0.0, 0.002, 0.03]])
+    body = '<link name="world"/><link name="torso"><inertial><origin xyz="0.1 -0.05 0.2"/>' \
+           '<mass value="3"/><inertia ixx="0.05" ixy="0.01" ixz="0" iyy="0.04" iyz="0.002" ' \
+           'izz="0.03"/></inertial></link><joint name="free" type="floating"><parent ' \
+           'link="world"/><child link="torso"/></joint>'
+    sys = robots.load_urdf(_urdf(body)).compile()
+    quat = np.array([0.9, 0.1, -0.3, 0.2])
+    quat /= np.linalg.norm(quat)
+    q = {"free.x": 0.3, "free.y": -0.2, "free.z": 1.5, **{f"free.q{k}": quat[k] for k in range(4)}}
+    d = sys.dynamics_terms(q, {})
+    R = Rotation.from_quat([*quat[1:], quat[0]]).as_matrix()
+    cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+    B = np.hstack([np.eye(3), -R @ cx])
+    M_ref = mass * B.T @ B
+    M_ref[3:, 3:] += J
+    order = [sys.u_names.index(f"free.{s}") for s in ("vx", "vy", "vz", "wx", "wy", "wz")]
+    np.testing.assert_allclose(d["M"][np.ix_(order, order)], M_ref, rtol=0, atol=1e-14)
+    qa, ua, *_ = sys.state_arrays(q, {})
+    _, V = sys.functions["energy"](qa, ua, 0.0, sys.param_vector())
+    assert float(V) == pytest.approx(mass * G * (1.5 + (R @ c)[2]), rel=1e-14)
+
+
+def test_unphysical_inertia_refused_unless_merged():
+    """A link whose own inertia breaks the triangle inequality (izz > ixx + iyy) is an
+    error naming it on a movable joint; fixed to a heavier link (a sensor link), the merged
+    inertia is a body's and the robot builds, as in Pinocchio."""
+    bad = '<link name="imu"><inertial><mass value="0.01"/><inertia ixx="1e-6" iyy="1e-6" ' \
+          'izz="5e-6"/></inertial></link>'
+    body = _LINK.format("a") + bad + _joint("j", "a", "imu")
+    with pytest.raises(ModelError, match="link 'imu'.*merged inertia.*is not a body's"):
+        robots.load_urdf(_urdf(body))
+    body = _LINK.format("a") + _LINK.format("b") + bad + _joint("j", "a", "b") + \
+        _joint("s", "b", "imu", "fixed")
+    sys = robots.load_urdf(_urdf(body)).compile()
+    M = sys.dynamics_terms([0.0], [0.0])["M"]
+    assert M[0, 0] == pytest.approx(0.1 + 5e-6, rel=1e-12)     # izz of b and of imu
