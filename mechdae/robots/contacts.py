@@ -1,0 +1,127 @@
+"""Feet on the ground: collision spheres of a robot's links become unilateral contacts.
+
+Each chosen link gets one :class:`~mechdae.components.spatial.PointPlaneContact` per
+collision sphere (its center in the link frame, its radius; a link without a collision
+sphere: its frame origin as a point) against the ground plane ``z = ground`` with normal
+``+z``: gap ``z_c - ground - radius``, restitution ``e``, Coulomb friction ``mu`` on the two
+tangential directions of the contact point's velocity. The contact is named
+``"<link>_contact.contact"`` (link name with characters outside ``[A-Za-z0-9_]`` made ``_``;
+several spheres on one link: ``"<link>_contact_2"`` ...).
+
+Example
+-------
+>>> from mechdae import robots                                          # doctest: +SKIP
+>>> m = robots.load_mjcf("quadruped.xml", contacts="feet", friction=0.8) # doctest: +SKIP
+>>> res = m.compile().simulate(1.0, method="event")                     # doctest: +SKIP
+"""
+import fnmatch
+import re
+
+import numpy as np
+
+from ..components import spatial as sp
+from ..errors import ModelError
+
+__all__ = ["attach_contacts", "feet"]
+
+
+def _safe(name):
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def _children(desc):
+    kids = {name: [] for name in desc.links}
+    for j in desc.joints:
+        kids.setdefault(j.parent, []).append(j.child)
+    return kids
+
+
+def _spheres(link):
+    return [g for g in link.collisions if g.kind == "sphere"]
+
+
+def feet(desc):
+    """Names of a description's feet: the links named like ``*foot*`` (any case) if there
+    are any, else the leaf links (no child) that carry a collision sphere.
+
+    Raises
+    ------
+    ModelError
+        Neither kind exists (names the fix: pass the link names).
+    """
+    named = [n for n in desc.links if fnmatch.fnmatch(n.lower(), "*foot*")]
+    if named:
+        return named
+    kids = _children(desc)
+    leaves = [n for n in desc.links if not kids.get(n) and _spheres(desc.links[n])]
+    if not leaves:
+        raise ModelError(f"robot '{desc.name}': contacts='feet' found no link named like "
+                         "*foot* and no leaf link with a collision sphere; pass the link "
+                         "names: contacts=['LF_FOOT', ...]")
+    return leaves
+
+
+def _points(desc, name):
+    """(center in the link frame, radius) of every contact point of link ``name``."""
+    sph = _spheres(desc.links[name])
+    if not sph:
+        return [(np.zeros(3), 0.0)]
+    return [(np.asarray(g.origin, float)[:3, 3].copy(), float(g.size[0])) for g in sph]
+
+
+def attach_contacts(model, desc, spec, restitution=0.0, friction=0.8, ground=0.0):
+    """Add ground contacts at a robot's feet (or at named links) to a built robot Model.
+
+    Parameters
+    ----------
+    model : mechdae.Model
+        Built from ``desc`` (:func:`mechdae.robots.build.build_model`); ``model.links[name]``
+        is the frame connector of link ``name``.
+    desc : RobotDescription
+        The description the model was built from (collision geometry, tree).
+    spec : "feet" or list of str
+        ``"feet"``: the links :func:`feet` finds; or the link names (as in the file).
+    restitution : float
+        Normal restitution ``e`` of every contact (0: plastic impacts).
+    friction : float
+        Coulomb friction coefficient ``mu`` (``inf``: no sliding).
+    ground : float
+        Height of the ground plane ``z = ground`` (m).
+
+    Returns
+    -------
+    list of Component
+        The PointPlaneContact components added, in the order of the links.
+
+    Raises
+    ------
+    ModelError
+        A named link is not in the robot, or ``spec`` is neither ``"feet"`` nor a list of
+        names.
+    """
+    if isinstance(spec, str):
+        if spec != "feet":
+            raise ModelError(f"robot '{desc.name}': contacts={spec!r}; give 'feet' or a "
+                             "list of link names")
+        names = feet(desc)
+    else:
+        names = list(spec)
+        missing = [n for n in names if n not in desc.links]
+        if missing:
+            raise ModelError(f"robot '{desc.name}': contacts name links {missing} that the "
+                             f"robot does not have (its links: {sorted(desc.links)})")
+    links = getattr(model, "links", None)
+    if links is None:
+        raise ModelError(f"model '{model.name}' has no .links; build it from the "
+                         "description first (mechdae.robots.build.build_model)")
+    added = []
+    for name in names:
+        for k, (c, rho) in enumerate(_points(desc, name)):
+            cname = f"{_safe(name)}_contact" + (f"_{k + 1}" if k else "")
+            comp = model.add(sp.PointPlaneContact(cname, r=tuple(c), radius=rho,
+                                                  p0=(0.0, 0.0, float(ground)),
+                                                  n=(0.0, 0.0, 1.0), e=restitution,
+                                                  mu=friction))
+            model.connect(links[name], comp.frame)
+            added.append(comp)
+    return added
