@@ -1,0 +1,70 @@
+/* mdae_fmu.h - the FMI-version-neutral core of a mechdae FMU, plain C99.
+ *
+ * One instance holds every real variable in one array r[] indexed by value reference:
+ *
+ *   r[0]                      time
+ *   r[MDAE_VR_X  + i]         continuous states x = (q, u, v)            i < MDAE_NX
+ *   r[MDAE_VR_DX + i]         their derivatives x' = f(x, t, p, w)
+ *   r[MDAE_VR_P  + i]         parameters p (tunable)                     i < MDAE_NP
+ *   r[MDAE_VR_W  + i]         inputs w                                   i < MDAE_NW
+ *   r[MDAE_VR_Y  + i]         outputs y = g(x, t, p, w)                  i < MDAE_NY
+ *
+ * x' and y come from the CasADi-generated C of the System's stabilized index-1 right-hand
+ * side (mdae_fmu_model.c, written at export with the sizes and start values in
+ * mdae_fmu_model.h); they are evaluated when read after a change ("dirty"). Co-Simulation
+ * steps integrate x' = f with mdae_ode_run (csrc/mdae_ode.c, the explicit Runge-Kutta
+ * integrator of mechdae's event engine), inputs held over the communication step.
+ *
+ * No printing, no exit(): every failure is a status and a message through the importer's
+ * logger.
+ */
+#ifndef MDAE_FMU_H
+#define MDAE_FMU_H
+
+#include <stddef.h>
+#include "mdae_fmu_model.h"
+
+enum { MDAE_FMU_OK = 0, MDAE_FMU_WARNING = 1, MDAE_FMU_DISCARD = 2, MDAE_FMU_ERROR = 3,
+       MDAE_FMU_FATAL = 4 };
+
+/* the importer's logger, wrapped by the FMI 2 / FMI 3 layer */
+typedef void (*mdae_fmu_log_fn)(void *env, const char *instance, int status,
+                                const char *category, const char *message);
+
+typedef struct {
+    double r[MDAE_NR];
+    int dirty;                  /* x' and y are stale                                     */
+    int cs;                     /* instantiated for Co-Simulation                          */
+    int logging;
+    int initializing;           /* before ExitInitializationMode: start values settable  */
+    char name[128];
+    mdae_fmu_log_fn log; void *env;
+    const double *arg[MDAE_SZ_ARG + 1];
+    double *res[MDAE_SZ_RES + 1];
+    long long iw[MDAE_SZ_IW + 1];
+    double w[MDAE_SZ_W + 1];
+    double *ode_work;           /* Co-Simulation: the integrator's workspace              */
+    double h_next;              /* Co-Simulation: the step size proposed for the next call */
+    long n_steps, n_rhs;        /* Co-Simulation: integrator statistics                   */
+} mdae_fmu;
+
+mdae_fmu *mdae_fmu_new(const char *name, const char *token, int cs, mdae_fmu_log_fn log,
+                       void *env, int logging);
+void mdae_fmu_free(mdae_fmu *m);
+void mdae_fmu_reset(mdae_fmu *m);
+void mdae_fmu_logf(mdae_fmu *m, int status, const char *category, const char *fmt, ...);
+int mdae_fmu_eval(mdae_fmu *m);
+int mdae_fmu_get(mdae_fmu *m, const unsigned int *vr, size_t n, double *values);
+int mdae_fmu_set(mdae_fmu *m, const unsigned int *vr, size_t n, const double *values,
+                 int initializing);
+int mdae_fmu_set_states(mdae_fmu *m, const double *x, size_t n);
+int mdae_fmu_get_states(mdae_fmu *m, double *x, size_t n);
+int mdae_fmu_get_derivatives(mdae_fmu *m, double *dx, size_t n);
+int mdae_fmu_get_nominals(mdae_fmu *m, double *nominal, size_t n);
+int mdae_fmu_do_step(mdae_fmu *m, double t, double h);
+/* whole-state copies (get/set FMU state) */
+size_t mdae_fmu_state_size(void);
+void mdae_fmu_state_save(const mdae_fmu *m, double *buf);
+void mdae_fmu_state_load(mdae_fmu *m, const double *buf);
+
+#endif

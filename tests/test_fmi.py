@@ -1,0 +1,227 @@
+"""FMI export (mechdae.export.fmi, System.export_fmu): every FMU passes FMPy's validator and
+FMPy's simulation of it reproduces System.simulate (1e-6 of each signal's range) for a
+1-D component model with a changed parameter, a planar four-bar (a kinematic loop), a
+model driven by an input and a DSL model whose names need FMI quoting; FMI 3.0 and 2.0,
+Model Exchange and Co-Simulation; bad input refused with the fix."""
+import math
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+import mechdae as md
+from mechdae.components import planar as pl
+from mechdae.components import translational as tr
+
+fmpy = pytest.importorskip("fmpy")
+from fmpy.validation import validate_fmu  # noqa: E402
+
+TIGHT = dict(rtol=1e-11, atol=1e-12)
+KINDS = [(3, "model-exchange"), (2, "model-exchange"), (3, "co-simulation"),
+         (2, "co-simulation")]
+
+
+def _maxwell():
+    """wall - damper - massless node - spring - mass: a coordinate, a speed and a general
+    (first-order) variable, the node's force balance d y' = c (x - y)."""
+    m = md.Model("maxwell")
+    wall = m.add(tr.Fixed("wall"))
+    damper = m.add(tr.Damper("damper", d=2.0))
+    spring = m.add(tr.Spring("spring", c=8.0))
+    mass = m.add(tr.Mass("mass", m=1.0, s=1.0))
+    m.connect(wall.flange, damper.flange_a)
+    m.connect(damper.flange_b, spring.flange_a)
+    m.connect(spring.flange_b, mass.flange_a)
+    return m.compile()
+
+
+def _fourbar():
+    """Crank (1 m) - coupler (2 m) - rocker (1.5 m) between ground pivots 2.06 m apart, under
+    gravity: a Grashof crank-rocker (no change points); the loop closes through two
+    constraint rows (joint coordinates j1, j2, j3)."""
+    m = md.Model("fourbar")
+    world = m.add(pl.World("world"))
+    parts = [pl.Revolute("j1", phi0=math.pi / 2), pl.BodyShape("crank", r=(1.0, 0.0)),
+             pl.Revolute("j2", phi0=-math.pi / 2),
+             pl.BodyShape("coupler", r=(2.0, 0.0), r_cm=(1.0, 0.0)),
+             pl.Revolute("j3", phi0=-math.pi / 2), pl.BodyShape("rocker", r=(1.5, 0.0)),
+             pl.Revolute("j4"), pl.Fixed("ground", r=(2.0, -0.5))]
+    prev = world.frame
+    for p in parts:
+        m.add(p)
+        m.connect(prev, p.frame_a if hasattr(p, "frame_a") else p.frame)
+        prev = getattr(p, "frame_b", None)
+    return m.compile()
+
+
+@pytest.fixture(scope="module")
+def maxwell():
+    return _maxwell()
+
+
+@pytest.fixture(scope="module")
+def fourbar():
+    return _fourbar()
+
+
+def _close(fmu_res, res, names, tol=1e-6):
+    """Largest deviation of each signal relative to its range, checked against ``tol``."""
+    worst = {}
+    for n in names:
+        a, b = np.asarray(fmu_res[n]), np.asarray(res[n])
+        worst[n] = np.max(np.abs(a - b)) / max(np.ptp(b), 1e-12)
+    assert max(worst.values()) < tol, worst
+    return worst
+
+
+def _fmu_run(path, t_final, dt, **kw):
+    return fmpy.simulate_fmu(path, stop_time=t_final, output_interval=dt,
+                             relative_tolerance=1e-10, **kw)
+
+
+# ------------------------------------------------------------------ 1-D components
+@pytest.mark.parametrize("version,kind", KINDS)
+def test_maxwell_element_with_changed_stiffness_matches_simulate(tmp_path, maxwell, version,
+                                                                 kind):
+    path = str(tmp_path / "maxwell.fmu")
+    assert maxwell.export_fmu(path, kind=kind, fmi_version=version) == path
+    assert validate_fmu(path) == []
+    names = ["mass.s", "mass.v", "damper.flange_b.s", "spring.f", "mass.a"]
+    r = _fmu_run(path, 3.0, 0.01, start_values={"spring.c": 12.0}, output=names)
+    res = maxwell.simulate(3.0, params={"spring.c": 12.0}, output_times=r["time"], **TIGHT)
+    _close(r, res, names)
+    # the changed stiffness took effect: the closed form of the linear system with c = 12
+    c, d, m_ = 12.0, 2.0, 1.0
+    A = np.array([[0.0, 1.0, 0.0], [-c / m_, 0.0, c / m_], [c / d, 0.0, -c / d]])
+    lam, V = np.linalg.eig(A)
+    coef = np.linalg.solve(V, [1.0, 0.0, 0.0])
+    x = np.real((V[0] * coef) @ np.exp(np.outer(lam, r["time"])))
+    assert np.max(np.abs(r["mass.s"] - x)) < 1e-6
+
+
+def test_fmu_layout_names_units_and_sources(tmp_path, maxwell):
+    path = str(tmp_path / "maxwell.fmu")
+    maxwell.export_fmu(path, kind="co-simulation")
+    md_ = fmpy.read_model_description(path)
+    assert md_.fmiVersion == "3.0" and md_.variableNamingConvention == "structured"
+    by = {v.name: v for v in md_.modelVariables}
+    assert by["spring.c"].causality == "parameter" and by["spring.c"].variability == "tunable"
+    assert float(by["spring.c"].start) == 8.0
+    assert by["spring.f"].causality == "output"
+    assert [d.variable.name for d in md_.derivatives] == [
+        "der(mass.s)", "der(mass.v)", "der(damper.flange_b.s)"]
+    # the output spring.f = c (x - y) depends on the states mass.s and damper.flange_b.s only
+    out = {o.variable.name: sorted(v.name for v in o.dependencies) for o in md_.outputs}
+    assert out["spring.f"] == ["damper.flange_b.s", "mass.s"]
+    assert "DOP853" in md_.description and "rtol=1e-10" in md_.description
+    files = zipfile.ZipFile(path).namelist()
+    assert any(f.startswith("binaries/") and f.endswith("/maxwell.so") for f in files)
+    for f in ("sources/mdae_fmu_model.c", "sources/mdae_fmi3.c", "sources/mdae_ode.c",
+              "sources/buildDescription.xml"):
+        assert f in files
+
+
+# ------------------------------------------------------------------ a kinematic loop
+@pytest.mark.parametrize("version,kind", [(3, "model-exchange"), (2, "co-simulation")])
+def test_four_bar_loop_matches_simulate(tmp_path, fourbar, version, kind):
+    v0 = {"j1.w": 3.0}
+    path = str(tmp_path / "fourbar.fmu")
+    fourbar.export_fmu(path, kind=kind, fmi_version=version, v0=v0)
+    assert validate_fmu(path) == []
+    names = ["j1.phi", "j2.phi", "j3.phi", "j1.w", "j4.frame_b.x", "ground.frame.fy"]
+    r = _fmu_run(path, 2.0, 0.01, output=names)
+    res = fourbar.simulate(2.0, v0=v0, output_times=r["time"], **TIGHT)
+    _close(r, res, names)
+    # the loop stays closed in the FMU (the stabilized constraint), the cut force is finite
+    assert np.max(np.abs(r["j4.frame_b.x"] - 2.0)) < 1e-6
+
+
+# ------------------------------------------------------------------ inputs, quoted names
+def _driven():
+    """x'' = (F - k x) / m with F an input; a DSL model whose speed is the default der(x)
+    and whose output name needs quoting."""
+    m = md.Model("driven mass")
+    x = m.coordinates("x", default=0.1, unit="m")
+    k = m.parameter("k", 4.0, unit="N/m")
+    F = m.input("F", 0.0)
+    m.potential_energy(0.5 * k * x ** 2)
+    m.kinetic_energy(0.5 * md.der(x) ** 2)
+    m.generalized_force(F, x)
+    m.output("spring force [N]", k * x)
+    return m.compile()
+
+
+@pytest.mark.parametrize("version,kind", [(3, "model-exchange"), (2, "model-exchange"),
+                                          (3, "co-simulation")])
+def test_input_driven_mass_and_quoted_names(tmp_path, version, kind):
+    s = _driven()
+    assert s.u_names == ["der(x)"]
+    path = str(tmp_path / "driven.fmu")
+    s.export_fmu(path, kind=kind, fmi_version=version)
+    assert validate_fmu(path) == []
+    md_ = fmpy.read_model_description(path)
+    by = {v.name: v for v in md_.modelVariables}
+    # the speed der(x) is the derivative variable of x; its own derivative is der(x,2)
+    assert [d.variable.name for d in md_.derivatives] == ["der(x)", "der(x,2)"]
+    assert by["'spring force [N]'"].description == "spring force [N]"
+    assert by["x"].unit == "m" and by["der(x)"].unit == "m/s" and by["k"].unit == "N/m"
+    # a force switched at 0.5 s and 1.2 s (FMPy: input events; mechdae: three stretches)
+    steps = [(0.0, 0.5, 0.0), (0.5, 1.2, 2.0), (1.2, 2.0, -1.0)]
+    rows = [(a, f) for a, b, f in steps for a in (a, b)]
+    sig = np.array(rows, dtype=[("time", float), ("F", float)])
+    names = ["x", "der(x)", "'spring force [N]'"]
+    r = _fmu_run(path, 2.0, 0.01, input=sig, output=names,
+                 **({"fmi_type": "CoSimulation"} if kind == "co-simulation" else {}))
+    ref = {n: np.empty(len(r["time"])) for n in ("x", "der(x)", "spring force [N]")}
+    q0, v0 = None, None
+    for a, b, f in steps:
+        sel = (r["time"] >= a) & (r["time"] <= b)
+        ts = np.unique(np.concatenate([[a], r["time"][sel], [b]]))
+        res = s.simulate(b, q0=q0, v0=v0, inputs={"F": f}, output_times=ts, **TIGHT)
+        for n in ref:
+            ref[n][sel] = np.interp(r["time"][sel], ts, res[n])
+        q0, v0 = {"x": res["x"][-1]}, {"der(x)": res["der(x)"][-1]}
+    _close({"x": r["x"], "der(x)": r["der(x)"], "f": r["'spring force [N]'"]},
+           {"x": ref["x"], "der(x)": ref["der(x)"], "f": ref["spring force [N]"]},
+           ["x", "der(x)", "f"])
+    # the input acted: x at 2 s differs from the free oscillation's
+    free = s.simulate(2.0, output_times=[0.0, 2.0], **TIGHT)
+    assert abs(r["x"][-1] - free["x"][-1]) > 0.1
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_input_is_refused_with_the_fix(tmp_path, maxwell, monkeypatch):
+    m = md.Model("signal")
+    x = m.coordinates("x")
+    F = m.input("F", lambda t: md.sin(t))
+    m.kinetic_energy(0.5 * md.der(x) ** 2)
+    m.generalized_force(F, x)
+    s = m.compile()
+    with pytest.raises(ValueError, match=r"input 'F'.*inputs=\{'F': 0.0\}"):
+        s.export_fmu(str(tmp_path / "a.fmu"))
+    # the fix the message names works
+    assert validate_fmu(s.export_fmu(str(tmp_path / "a.fmu"), inputs={"F": 0.0})) == []
+    missing = tmp_path / "no" / "such" / "dir" / "m.fmu"
+    with pytest.raises(FileNotFoundError, match="does not exist; create it"):
+        maxwell.export_fmu(str(missing))
+    with pytest.raises(ValueError, match="ending in '.fmu'"):
+        maxwell.export_fmu(str(tmp_path / "m.zip"))
+    with pytest.raises(ValueError, match="kind="):
+        maxwell.export_fmu(str(tmp_path / "m.fmu"), kind="me")
+    with pytest.raises(ValueError, match="fmi_version="):
+        maxwell.export_fmu(str(tmp_path / "m.fmu"), fmi_version=1)
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    with pytest.raises(OSError, match="install a C compiler.*set the CC"):
+        maxwell.export_fmu(str(tmp_path / "m.fmu"))
+    assert not os.path.exists(tmp_path / "m.fmu")
+
+
+def test_model_with_contacts_is_refused(tmp_path):
+    m = md.Model("ball")
+    y = m.coordinates("y", default=1.0)
+    m.kinetic_energy(0.5 * md.der(y) ** 2)
+    m.potential_energy(9.81 * y)
+    m.contact("floor", gap=y, restitution=0.8)
+    with pytest.raises(ValueError, match="has contacts \\(floor\\)"):
+        m.compile().export_fmu(str(tmp_path / "ball.fmu"))
