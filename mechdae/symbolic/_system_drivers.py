@@ -82,6 +82,14 @@ class SystemDrivers:
         from ..export import to_casadi
         return to_casadi(self, form=form, inputs=inputs)
 
+    def export_fmu(self, path, kind="model-exchange", fmi_version=3, **options):
+        """Write the System as an FMU (FMI 3.0 or 2.0, ``kind="model-exchange"`` or
+        ``"co-simulation"``): generated C compiled at export, FMPy-valid names, tunable
+        parameters, inputs and outputs. Options ``q0, v0, params, inputs, stop_time, rtol,
+        atol``; see :func:`mechdae.export.fmi.export_fmu`. Returns the path."""
+        from ..export.fmi import export_fmu
+        return export_fmu(self, path, kind=kind, fmi_version=fmi_version, **options)
+
     # ------------------------------------------------------------------ contacts
     def impact(self, q, v, active=None, all_solutions=False, params=None, t=0.0,
                method="auto", **options):
