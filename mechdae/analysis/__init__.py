@@ -6,5 +6,6 @@ Each job is one module; :class:`~mechdae.symbolic.system.System` exposes them as
 """
 from .linearize import Linearization, linearize
 from .trim import Trim, trim
+from .orbits import PeriodicOrbit, periodic_orbit
 
-__all__ = ["Linearization", "linearize", "Trim", "trim"]
+__all__ = ["Linearization", "linearize", "Trim", "trim", "PeriodicOrbit", "periodic_orbit"]

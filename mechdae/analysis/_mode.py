@@ -18,7 +18,7 @@ mode along an orbit).
 import casadi as ca
 import numpy as np
 
-from ..symbolic.linalg import regularized_solve
+from ..symbolic.linalg import REFINE, REG, regularized_solve
 
 __all__ = ["Mode", "closed_contacts"]
 
@@ -36,8 +36,8 @@ def closed_contacts(system, q, u, t, pv, contacts=None, tol=1e-9):
     """The contact mode at a state: ``{name: "stick" | "slide" | "open"}``.
 
     Contacts named in ``contacts`` take the mode given there; the others are closed when
-    their gap is within ``tol`` (scaled) of zero and their normal velocity is not positive,
-    sticking when their tangential velocity is zero (``tol``) and sliding otherwise.
+    their gap is within ``tol`` (scaled) of zero and their normal velocity too (an
+    approaching contact is at an impact, a separating one opens), sticking when their tangential velocity is zero (``tol``) and sliding otherwise.
     """
     given = dict(contacts or {})
     bad = [n for n in given if n not in system.contact_names]
@@ -61,10 +61,10 @@ def closed_contacts(system, q, u, t, pv, contacts=None, tol=1e-9):
             mode[name] = given[name]
             continue
         nt = int(system.contacts[i]["n_tangent"])
-        if abs(gap[i]) > tol * (1.0 + np.abs(q).max()) or vc[r] > tol:
-            mode[name] = "open"
+        if abs(gap[i]) > tol * (1.0 + np.abs(q).max()) or abs(vc[r]) > tol:
+            mode[name] = "open"        # apart, separating, or approaching (an impact)
         else:
-            slides = mu[i] == 0.0 or np.linalg.norm(vc[r + 1:r + 1 + nt]) > tol
+            slides = mu[i] == 0.0 or mu[i] < np.inf and np.linalg.norm(vc[r + 1:r + 1 + nt]) > tol
             mode[name] = "slide" if slides else "stick"
     return mode
 
@@ -131,8 +131,14 @@ class Mode:
         F = sy.functions
         nq, nu, m = sy.nq, sy.nu, sy.m
         q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
-        hd, zalg = _extras(sy, q, u, v, t, p, w)
-        vd, _ = sy.extras_mx(q, u, v, t, p, w)
+        S_ = type(x)             # MX (linearize, trim) or SX (phases of orbits: fast C-free
+        if S_ is ca.SX:          # integration; small systems without general equations)
+            if sy.nv + sy.nz:
+                raise ValueError(f"model '{sy.name}' has general equations: not supported here")
+            hd = zalg = vd = ca.SX(0, 1)
+        else:
+            hd, zalg = _extras(sy, q, u, v, t, p, w)
+            vd, _ = sy.extras_mx(q, u, v, t, p, w)
         M = F["M"](q, p)
         h = F["h"](q, u, v, zalg, t, p, w)
         y, zc, C, c = F["constraints"](q, u, t, p)
@@ -169,16 +175,24 @@ class Mode:
         Cm, cm, Dm = ca.vertcat(*Cr), ca.vertcat(*cr), ca.vertcat(*Dr)
         ym, zm = ca.vertcat(*yr), ca.vertcat(*zr)
         qd = F["kinematics"](q, u, p)
+        def solve(A, B, kind):
+            return ca.solve(A, B) if S_ is ca.SX else ca.solve(A, B, kind)
+
         if not self.nz:
-            return ca.vertcat(qd, ca.solve(M, h, "ldl"), vd), ca.MX(0, 1), ym, zm, (hd, zalg)
-        s = ca.MX.zeros(self.nz, 1)
+            return ca.vertcat(qd, solve(M, h, "ldl"), vd), S_(0, 1), ym, zm, (hd, zalg)
+        s = S_.zeros(self.nz, 1)
         if alpha is not None:
-            s = -2.0 * alpha * zm - beta ** 2 * ca.vertcat(ym, ca.MX.zeros(self.nz - self.ny, 1))
-        X = ca.solve(M, ca.horzcat(h, Dm.T), "ldl")
+            s = -2.0 * alpha * zm - beta ** 2 * ca.vertcat(ym, S_.zeros(self.nz - self.ny, 1))
+        X = solve(M, ca.horzcat(h, Dm.T), "ldl")
         Mih, MiDt = X[:, 0], X[:, 1:]
         S = ca.mtimes(Cm, MiDt)
         r = s - cm - ca.mtimes(Cm, Mih)
-        lam = ca.solve(S, r, "qr") if self._slide else regularized_solve(S, r)
+        if self._slide:
+            lam = solve(S, r, "qr")
+        elif S_ is ca.SX:
+            lam = _regularized_sx(S, r)
+        else:
+            lam = regularized_solve(S, r)
         ud = Mih + ca.mtimes(MiDt, lam)
         return ca.vertcat(qd, ud, vd), lam, ym, zm, (hd, zalg)
 
@@ -201,6 +215,16 @@ class Mode:
                 it += nt
             out[name] = (float(lam[m + j]), lt)
         return out
+
+
+def _regularized_sx(S, rhs, reg=REG, refine=REFINE):
+    """:func:`~mechdae.symbolic.linalg.regularized_solve` in SX (symbolic QR solves)."""
+    r = S.shape[0]
+    A = S + (reg * ca.trace(S) / r + 1e-300) * ca.SX.eye(r)
+    X = ca.solve(A, rhs)
+    for _ in range(refine):
+        X = X + ca.solve(A, rhs - ca.mtimes(S, X))
+    return X
 
 
 def _extras(sy, q, u, v, t, p, w):

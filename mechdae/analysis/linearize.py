@@ -180,21 +180,34 @@ def _state_names(sy, N0):
     return names + list(sy.u_names) + list(sy.v_names)
 
 
-def _pivots(E, rtol=1e-9):
-    """Columns of ``E`` chosen as dependent (pivoted QR; as many as its rank)."""
+def _pivots(E, keep=(), rtol=1e-9):
+    """Columns of ``E`` chosen as dependent (pivoted QR; as many as its rank), avoiding the
+    columns ``keep`` when the others have the same rank."""
     if E.size == 0:
         return []
-    _, R, piv = scipy.linalg.qr(E, mode="economic", pivoting=True)
-    d = np.abs(np.diag(R))
-    r = int(np.sum(d > rtol * max(d[0], 1e-300))) if d.size else 0
-    return sorted(int(j) for j in piv[:r])
+
+    def qr(cols):
+        if not cols:
+            return 0, []
+        _, R, piv = scipy.linalg.qr(E[:, cols], mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        r = int(np.sum(d > rtol * max(d[0], 1e-300))) if d.size else 0
+        return r, sorted(cols[int(j)] for j in piv[:r])
+
+    r_all, dep = qr(list(range(E.shape[1])))
+    if keep:
+        r, dep_k = qr([j for j in range(E.shape[1]) if j not in keep])
+        if r == r_all:
+            return dep_k
+    return dep
 
 
-def _independent_basis(Ys, Zs, Zu, nv, full):
+def _independent_basis(Ys, Zs, Zu, nv, full, keep=()):
     """Basis ``Z`` of the tangent space whose coordinates are independent ``s`` and ``u``
-    entries (the dependent ones solved from the constraint rows), the selection ``P``."""
+    entries (the dependent ones solved from the constraint rows), the selection ``P``;
+    ``keep``: positions preferred as independent."""
     nu = Zu.shape[1]
-    dep_s, dep_u = _pivots(Ys), _pivots(Zu)
+    dep_s, dep_u = _pivots(Ys, keep), _pivots(Zu)
     ind_s = [j for j in range(nu) if j not in dep_s]
     ind_u = [j for j in range(nu) if j not in dep_u]
     cols = []

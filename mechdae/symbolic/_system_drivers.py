@@ -172,3 +172,13 @@ class SystemDrivers:
         inputs, with the residual reported; see :func:`mechdae.analysis.trim`."""
         from ..analysis.trim import trim
         return trim(self, q=q, v=v, inputs=inputs, free=free, params=params, **options)
+
+    def periodic_orbit(self, q=None, v=None, period=None, method="event", section=None,
+                       **options):
+        """Periodic hybrid orbit by Newton shooting on its Poincaré map through impacts:
+        fixed point, period, monodromy (saltation matrices at the impacts), Floquet
+        multipliers; see :func:`mechdae.analysis.periodic_orbit` (options ``shift``,
+        ``cyclic``, ``params``, ``inputs``, ``impacts``, ``tol``, ``max_iter``, ``rtol``)."""
+        from ..analysis.orbits import periodic_orbit
+        return periodic_orbit(self, q=q, v=v, period=period, method=method, section=section,
+                              **options)
