@@ -4,8 +4,9 @@
    BSD-3-Clause packaging) into tests/data/robots/ with their mesh visuals and collisions,
    ``<gazebo>`` and ``<transmission>`` tags stripped (the dynamics never read them):
    ANYmal B (anymal_b_simple_description, upstream github.com/ANYbotics/
-   anymal_b_simple_description, BSD-3-Clause) and Franka Emika Panda (panda_description,
-   upstream github.com/frankaemika/franka_ros, Apache-2.0).
+   anymal_b_simple_description, BSD-3-Clause), Franka Emika Panda (panda_description,
+   upstream github.com/frankaemika/franka_ros, Apache-2.0) and the Unitree G1 humanoid
+   (g1_description, upstream github.com/unitreerobotics/unitree_ros, BSD-3-Clause).
 2. For every URDF in tests/data/robots/ listed in ``ROBOTS``: Pinocchio's (``pin``)
    mass matrix (crba), nonlinear effects (nonLinearEffects), forward dynamics (aba, zero
    torques) and kinetic and potential energies at 5 random states, saved to
@@ -32,6 +33,9 @@ ROBOTS = [
                      "ANYmal B from example-robot-data 6.0.0 (anymal_b_simple_description; "
                      "upstream github.com/ANYbotics/anymal_b_simple_description), "
                      "BSD-3-Clause"), True),
+    ("g1.urdf", ("g1_description/urdf/g1_29dof_rev_1_0.urdf",
+                 "Unitree G1 humanoid, 29 joints, from example-robot-data 6.0.0 (g1_description; "
+                 "upstream github.com/unitreerobotics/unitree_ros), BSD-3-Clause"), True),
 ]
 N_STATES = 5
 

@@ -4,7 +4,7 @@ against Pinocchio, and the errors of bad files.
 The reference data tests/data/robots/pinocchio_reference.npz was made by
 benchmarks/robots_reference.py with Pinocchio (pin 4.1): crba, nonLinearEffects, aba
 (zero torques), computeKineticEnergy and computePotentialEnergy at 5 random states of
-each robot; the robots are tests/data/robots/*.urdf (ANYmal B and Panda from
+each robot; the robots are tests/data/robots/*.urdf (ANYmal B, Panda and the G1 humanoid from
 example-robot-data with their meshes stripped; a hand-written two-link arm).
 """
 import math
@@ -131,7 +131,7 @@ def _pinocchio_map(key, sys, m):
 
 
 @pytest.mark.filterwarnings("ignore:robot 'panda'.*mimics:mechdae.errors.ModelWarning")
-@pytest.mark.parametrize("key", ["two_link_arm", "panda", "anymal"])
+@pytest.mark.parametrize("key", ["two_link_arm", "panda", "anymal", "g1"])
 def test_matches_pinocchio(key):
     """M, h, forward dynamics and energies against Pinocchio at 5 random states, 1e-9
     relative. Pinocchio's free flyer has speeds v = (v_local, w_local) (the base origin's
