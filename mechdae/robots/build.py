@@ -25,6 +25,7 @@ Only components of the spatial tree fast path are used (see
 :mod:`mechdae.components.flatten.tree`), so a robot flattens in a few CasADi calls per link
 (``model.flatten_stats["tree_fast_path"]``).
 """
+import os
 import re
 import warnings
 
@@ -95,7 +96,8 @@ def build_model(desc, floating_base=False, actuated=False, name=None, damping=Tr
         body whose merged inertia is not one.
     """
     from .urdf import check_tree
-    where = f"robot '{desc.name}'" + (f" ({desc.source})" if desc.source else "")
+    where = f"robot '{desc.name}'" + \
+        (f" ({os.path.basename(desc.source)})" if desc.source else "")
     bad = [f"joint '{j.name}': type '{j.type}'" for j in desc.joints if j.type not in JOINT_TYPES]
     if bad:
         raise ModelError([f"{where}: {b} is not one of {', '.join(JOINT_TYPES)}" for b in bad])
