@@ -335,3 +335,45 @@ def test_unphysical_inertia_refused_unless_merged():
     sys = robots.load_urdf(_urdf(body)).compile()
     M = sys.dynamics_terms([0.0], [0.0])["M"]
     assert M[0, 0] == pytest.approx(0.1 + 5e-6, rel=1e-12)     # izz of b and of imu
+
+
+def test_ball_joint_description_is_a_spherical_pendulum():
+    """A description's ``spherical`` joint (MJCF ball) is a Spherical component: a body of
+    mass m, center of mass c, inertia J about it, hung at the joint has ``M = J + m
+    ([c]x)^T [c]x`` in the body's angular velocity and ``V = m g (R c)_z``."""
+    from mechdae.robots import Inertial, Joint, Link, RobotDescription
+    c, mass = np.array([0.0, 0.1, -0.4]), 2.0
+    J = np.diag([0.03, 0.02, 0.01])
+    desc = RobotDescription("ball", links={"top": Link("top"), "bob": Link(
+        "bob", Inertial(mass, c, J))}, joints=[Joint("hip", "spherical", "top", "bob",
+                                                   origin=np.eye(4))], root="top")
+    sys = robots.build_model(desc).compile()
+    quat = np.array([0.8, 0.3, 0.1, -0.2])
+    quat /= np.linalg.norm(quat)
+    q = {f"hip.q{k}": quat[k] for k in range(4)}
+    cx = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+    order = [sys.u_names.index(f"hip.{s}") for s in ("wx", "wy", "wz")]
+    M = sys.dynamics_terms(q, {})["M"]
+    np.testing.assert_allclose(M[np.ix_(order, order)], J + mass * cx.T @ cx, atol=1e-15)
+    qa, ua, *_ = sys.state_arrays(q, {})
+    R = Rotation.from_quat([*quat[1:], quat[0]]).as_matrix()
+    _, V = sys.functions["energy"](qa, ua, 0.0, sys.param_vector())
+    assert float(V) == pytest.approx(mass * G * (R @ c)[2], rel=1e-14)
+
+
+def test_damping_kept_as_data_only_on_request():
+    """``damping=False``: the file's joint damping stays data; by default each joint's
+    damper adds ``-d u`` to h."""
+    with pytest.warns(ModelWarning, match="mimics"):
+        m = robots.load_urdf(os.path.join(DATA, "panda.urdf"), damping=False)
+    sys = m.compile()
+    assert m.joints["panda_joint1"].damping == 0.003
+    v = np.ones(sys.nu)
+    h = sys.dynamics_terms({}, v)["h"]
+    with pytest.warns(ModelWarning, match="mimics"):
+        sys_d = robots.load_urdf(os.path.join(DATA, "panda.urdf")).compile()
+    assert sys.u_names == [f"panda_joint{k}.w" for k in range(1, 8)] + \
+        ["panda_finger_joint1.v", "panda_finger_joint2.v"]
+    damping = np.array([0.003] * 7 + [0.3] * 2)           # <dynamics damping> of the file
+    np.testing.assert_allclose(sys_d.dynamics_terms({}, v)["h"], h - damping * v, rtol=1e-12,
+                               atol=1e-12)

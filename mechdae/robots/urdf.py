@@ -33,7 +33,7 @@ URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating")
 
 
 def load_urdf(path, floating_base=False, actuated=False, name=None, package_dirs=None,
-              contacts=None, **contact_params):
+              damping=True, contacts=None, **contact_params):
     """Read a URDF file into a component Model of spatial components.
 
     Parameters
@@ -53,6 +53,9 @@ def load_urdf(path, floating_base=False, actuated=False, name=None, package_dirs
     package_dirs : str or list of str, optional
         Folders searched for ``package://<pkg>/...`` meshes (the folder holding ``<pkg>``, or
         ``<pkg>`` itself).
+    damping : bool
+        Joint damping from the file as dampers on the joints (default); ``False`` keeps it
+        as data only (``m.joints[j].damping``, as Pinocchio's ``aba`` ignores it).
     contacts, contact_params
         Feet contacts, handed to :func:`mechdae.robots.contacts.attach_contacts`
         (``contacts="feet"`` or a list of link names).
@@ -79,7 +82,7 @@ def load_urdf(path, floating_base=False, actuated=False, name=None, package_dirs
     from .build import build_model
     desc = parse_urdf(path, package_dirs=package_dirs)
     return build_model(desc, floating_base=floating_base, actuated=actuated, name=name,
-                       contacts=contacts, **contact_params)
+                       damping=damping, contacts=contacts, **contact_params)
 
 
 # ---------------------------------------------------------------------- the file
