@@ -377,3 +377,13 @@ def test_damping_kept_as_data_only_on_request():
     damping = np.array([0.003] * 7 + [0.3] * 2)           # <dynamics damping> of the file
     np.testing.assert_allclose(sys_d.dynamics_terms({}, v)["h"], h - damping * v, rtol=1e-12,
                                atol=1e-12)
+
+
+def test_robot_system_pickles():
+    import pickle
+    m = robots.load_urdf(os.path.join(DATA, "two_link_arm.urdf"), actuated=True)
+    sys = m.compile()
+    back = pickle.loads(pickle.dumps(sys))
+    assert back.w_names == ["shoulder.tau", "elbow_joint.tau"]
+    np.testing.assert_array_equal(back.dynamics_terms([0.2, 0.5], [1.0, -1.0])["M"],
+                                  sys.dynamics_terms([0.2, 0.5], [1.0, -1.0])["M"])
