@@ -48,19 +48,40 @@ def test_rimless_wheel_event_engine_stays_on_the_orbit(wheel, orbit):
         [f"spoke{k % 8}" for k in range(1, 10)]
 
 
-def test_rimless_wheel_multiplier_from_finite_differences_of_the_event_engine(wheel, orbit):
-    # the step map of the rate, measured by simulation: w_{j+1} - w* = c^2 (w_j - w*)
-    T, w = orbit.period, orbit.v["der(th)"]
-    dw = 1e-4
-    q0, v0 = rw.initial_state(n=8, w=w + dw)
+def _after_first_impact(wheel, th0, w0, T):
+    """The event engine's (th, th') just after the first impact from the stance state
+    (spoke 0 on the ground at angle th0, rate w0), relabeled to spoke 1."""
+    q0 = {"x": -math.sin(-th0), "y": math.cos(th0), "th": th0}
+    v0 = {"x": math.cos(th0) * w0, "y": -math.sin(th0) * w0, "th": w0}
     res = wheel.simulate(1.5 * T, q0=q0, v0=v0, method="event", output_times=[0.0, 1.5 * T])
     t1 = next(e.t for e in res.events if e.kind == "impact")
-    # after the impact the wheel pivots on spoke 1: energy gives the rate at 1.5 T back at
-    # the section angle; simpler: simulate to just after the impact
-    res = wheel.simulate(t1 + 1e-9, q0=q0, v0=v0, method="event",
-                         output_times=[0.0, t1 + 1e-9])
-    w1 = res["der(th)"][-1]
-    np.testing.assert_allclose((w1 - w) / dw, orbit.multipliers[1], rtol=2e-3)
+    res = wheel.simulate(t1 + 1e-10, q0=q0, v0=v0, method="event",
+                         output_times=[0.0, t1 + 1e-10])
+    return np.array([res["th"][-1] - 2 * math.pi / 8, res["der(th)"][-1]])
+
+
+def test_rimless_wheel_map_jacobian_against_finite_differences_of_the_event_engine(wheel,
+                                                                                   orbit):
+    # the Poincaré map in (th, th') measured by the event engine (its own event location
+    # and the C impact kernel), central differences: the first row is zero (the section
+    # fixes th), the second row d w+/d(th0, w0); multipliers c^2 and 0
+    T, th, w = orbit.period, orbit.q["th"], orbit.v["der(th)"]
+    h = 1e-5
+    f0 = _after_first_impact(wheel, th, w, T)
+    # th0 < -alpha would put spoke 7 into the ground: one-sided (second order) in th0
+    th_col = (-3 * f0 + 4 * _after_first_impact(wheel, th + h, w, T)
+              - _after_first_impact(wheel, th + 2 * h, w, T)) / (2 * h)
+    w_col = (_after_first_impact(wheel, th, w + h, T)
+             - _after_first_impact(wheel, th, w - h, T)) / (2 * h)
+    cols = [th_col, w_col]
+    fd = np.array(cols).T
+    np.testing.assert_allclose(orbit.map_jacobian, fd, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(orbit.map_jacobian[0], 0.0, atol=1e-8)
+    # closed form of the second row: w-^2 = w0^2 + 2 kappa (cos(th0 + g) - cos(a + g))
+    kappa, c = 9.81 / 1.05, (math.cos(math.pi / 4) + 0.05) / 1.05
+    wm = math.sqrt(w * w + 2 * kappa * (math.cos(th + 0.08) - math.cos(math.pi / 8 + 0.08)))
+    np.testing.assert_allclose(orbit.map_jacobian[1], [-c * kappa * math.sin(th + 0.08) / wm,
+                                                       c * w / wm], rtol=1e-7)
 
 
 def test_periodic_orbit_clear_errors(wheel):
