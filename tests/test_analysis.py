@@ -200,3 +200,18 @@ def test_trim_cartesian_pendulum_and_underdetermined():
     m.kinetic_energy(0.5 * md.der(x) ** 2)
     with pytest.raises(ValueError, match="does not determine 'x'"):
         m.compile().trim(free=["x"])
+
+
+def test_spherical_pendulum_quaternion_chart():
+    # the heavy top hanging down (spatial components, orientation a unit quaternion, body
+    # angular velocities as speeds): two transverse modes +-i sqrt(M g l / (A + M l^2)),
+    # the axial rotation neutral; positions are the rotation quasi-coordinates s(w)
+    M, l, A = 1.0, 0.1, 0.002
+    sys = md.load("models/spatial_top.py", M=M, l=l, A=A, theta=math.pi).compile(
+        stabilization=None)
+    lin = sys.linearize()
+    assert lin.x_names[:3] == ["s(pivot.wx)", "s(pivot.wy)", "s(pivot.wz)"]
+    w = math.sqrt(M * G * l / (A + M * l * l))
+    ev = lin.eigenvalues
+    np.testing.assert_allclose(np.sort(ev.imag), [-w, -w, 0.0, 0.0, w, w], atol=1e-9)
+    np.testing.assert_allclose(ev.real, 0.0, atol=1e-12)
