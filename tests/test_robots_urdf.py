@@ -305,6 +305,8 @@ def test_floating_joint_in_the_file_is_a_free_body():
            'izz="0.03"/></inertial></link><joint name="free" type="floating"><parent ' \
            'link="world"/><child link="torso"/></joint>'
     sys = robots.load_urdf(_urdf(body)).compile()
+    with pytest.raises(ModelError, match="already frees the robot \\(floating joint 'free'"):
+        robots.load_urdf(_urdf(body), floating_base=True)
     quat = np.array([0.9, 0.1, -0.3, 0.2])
     quat /= np.linalg.norm(quat)
     q = {"free.x": 0.3, "free.y": -0.2, "free.z": 1.5, **{f"free.q{k}": quat[k] for k in range(4)}}

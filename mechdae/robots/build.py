@@ -230,6 +230,11 @@ def _check_masses(desc, body_of, inertia, root, floating_base, where):
                             "the joint fixed")
     if floating_base and subtree(root) == 0.0:
         problems.append(f"root link '{root}' of a floating base: the robot has no mass")
+    free = [j.name for j in desc.joints if j.type == "floating" and body_of[j.parent][0] == root]
+    if floating_base and free and inertia[root][0] == 0.0:
+        problems.append(f"the file already frees the robot (floating joint '{free[0]}' from the "
+                        f"massless root link '{root}'), so a floating base on top would move "
+                        "nothing with mass; load it with floating_base=False")
     for b, (mass, _, I) in inertia.items():
         if mass <= 0 or (b == root and not floating_base):
             continue
