@@ -4,7 +4,8 @@ import casadi as ca
 from .._symbols import _REGISTRY
 from ..errors import ModelError
 
-__all__ = ["UNKNOWN", "INDETERMINATE", "UnionFind", "Subst", "hashes", "lagrange_residual",
+__all__ = ["UNKNOWN", "INDETERMINATE", "UnionFind", "Subst", "connected", "hashes",
+           "lagrange_residual",
            "CONTACT_KEYS", "add_contact"]
 
 UNKNOWN = ca.SX.sym("unknown_flow")   # stands for a flow that is a contact force
@@ -32,6 +33,25 @@ class UnionFind:
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
             self.p[rb] = ra
+
+
+def connected(comps, connections):
+    """Connectors joined by ``connections`` (union-find over connector ids): ``(groups,
+    connector by id)``, each group a list of connectors in the components' order; groups
+    None when a connection names a connector of no component in ``comps``."""
+    conns = {id(cn): cn for c in comps for cn in c._connectors}
+    uf = UnionFind()
+    for k in conns:
+        uf.add(k)
+    for tup in connections:
+        if any(id(cn) not in conns for cn in tup):
+            return None, conns
+        for cn in tup[1:]:
+            uf.union(id(tup[0]), id(cn))
+    groups = {}
+    for k, cn in conns.items():
+        groups.setdefault(uf.find(k), []).append(cn)
+    return list(groups.values()), conns
 
 
 def hashes(e):

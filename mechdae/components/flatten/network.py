@@ -28,7 +28,7 @@ import time
 import casadi as ca
 
 from ..._symbols import is_placeholder
-from .._graph import UnionFind
+from .._graph import connected
 from .tree import _HAND, _declare
 from .evaluate import (closed_over_slots, definitions_read_potentials, equations_of_all,
                        has_other_declarations, rest_reads_potentials, structure)
@@ -82,7 +82,7 @@ def _plan(model, comps):
         if not closed_over_slots(c):
             return None                  # reads another component's potential
         layouts[id(c)] = lay
-    W = _Writer(model, comps, *_nodes(model, comps))
+    W = _Writer(model, comps, *connected(comps, model.connections))
     if W.nodes is None or not W.positions(layouts):
         return None
     if any(definitions_read_potentials(cn.owner) for cn in W.pos):
@@ -91,24 +91,6 @@ def _plan(model, comps):
         if c._before_flatten(comps) or c._problems:
             return None                  # the general passes report them
     return W
-
-
-def _nodes(model, comps):
-    """``(nodes [members], connector by id)``: connected connectors (None when a
-    connection names a connector outside the model)."""
-    conns = {id(cn): cn for c in comps for cn in c._connectors}
-    uf = UnionFind()
-    for k in conns:
-        uf.add(k)
-    for tup in model.connections:
-        if any(id(cn) not in conns for cn in tup):
-            return None, conns           # the general passes report the stranger
-        for cn in tup[1:]:
-            uf.union(id(tup[0]), id(cn))
-    groups = {}
-    for k, cn in conns.items():
-        groups.setdefault(uf.find(k), []).append(cn)
-    return list(groups.values()), conns
 
 
 class _Writer:

@@ -46,7 +46,7 @@ import time
 
 import casadi as ca
 
-from .._graph import UnionFind
+from .._graph import connected
 from .tree_attached import attached as _attached, symbols_known as _symbols_known
 from .crba import bias_forces, kinetic_energy, mass_matrix
 
@@ -303,23 +303,13 @@ def _grow(model, comps, kinds):
 
 
 def _frame_nodes(model, comps):
-    """Connected connectors as :class:`_Node` s (union-find over connector ids):
-    ``(node of each connector id, number of nodes)``, ``(None, 0)`` when a connection
-    names a connector outside the model."""
-    conns = {id(cn): cn for c in comps for cn in c._connectors}
-    uf = UnionFind()
-    for k in conns:
-        uf.add(k)
-    for tup in model.connections:
-        if any(id(cn) not in conns for cn in tup):
-            return None, 0
-        for cn in tup[1:]:
-            uf.union(id(tup[0]), id(cn))
-    groups = {}
-    for k, cn in conns.items():
-        groups.setdefault(uf.find(k), []).append(cn)
+    """Connected connectors as :class:`_Node` s: ``(node of each connector id, number of
+    nodes)``, ``(None, 0)`` when a connection names a connector outside the model."""
+    groups, _ = connected(comps, model.connections)
+    if groups is None:
+        return None, 0
     node_of = {}
-    for members in groups.values():
+    for members in groups:
         node = _Node(members)
         for cn in members:
             node_of[id(cn)] = node
