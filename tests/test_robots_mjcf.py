@@ -343,3 +343,25 @@ def test_quadruped_dropped_from_10_cm_time_stepping(quadruped):
     assert v_after.max() < 1e-7 and v_after[-1] < 1e-9, (v_after.max(), v_after[-1])
     rows = [i for i, r in enumerate(res.impulse_rows) if r.endswith(".n")]
     assert res.impulses[-1, rows].sum() / dt == pytest.approx(M_QUAD * G, rel=1e-8)
+
+
+BALL_SLIDE = """<mujoco model="cart_ball"><worldbody>
+  <body name="cart" pos="0 0 1" euler="0 0 0.4">
+    <joint name="rail" type="slide" axis="1 0.2 0" ref="0.25" damping="0.3"/>
+    <inertial pos="0.02 0 0" mass="3" diaginertia="0.03 0.04 0.05"/>
+    <body name="bob" pos="0.1 0 -0.05" quat="0.9 0.1 0.2 0.3">
+      <joint name="ball" type="ball" pos="0 0 0.3"/>
+      <inertial pos="0.05 0.02 -0.1" quat="0.8 0.0 0.6 0.0" mass="1.2" diaginertia="0.01 0.012 0.015"/>
+      <geom type="sphere" size="0.05"/>
+    </body></body></worldbody></mujoco>"""
+
+
+def test_slide_and_ball_joints_are_mujocos(tmp_path):
+    """A cart on a slide (rotated, with ref and damping) carrying a ball-joint pendulum with
+    an offset anchor: prismatic and spherical joints, M and h against MuJoCo's."""
+    f = tmp_path / "cart_ball.xml"
+    f.write_text(BALL_SLIDE)
+    J = {j.name: j for j in description_from_mjcf(f).joints}
+    assert J["rail"].type == "prismatic" and J["ball"].type == "spherical"
+    test_mass_matrix_and_bias_are_mujocos(str(f))
+    test_description_kinematics_and_inertias_are_mujocos(str(f))
