@@ -389,3 +389,27 @@ def test_robot_system_pickles():
     assert back.w_names == ["shoulder.tau", "elbow_joint.tau"]
     np.testing.assert_array_equal(back.dynamics_terms([0.2, 0.5], [1.0, -1.0])["M"],
                                   sys.dynamics_terms([0.2, 0.5], [1.0, -1.0])["M"])
+
+
+def test_joint_friction_sticks_below_and_slips_above_its_torque():
+    """``joint_friction=True``: the elbow's <dynamics friction="0.25"> is Coulomb friction
+    on the joint. The arm held out horizontally by torques that balance gravity, plus an
+    extra 0.2 N m on the elbow (< 0.25): it stays; plus 0.3 N m: it turns."""
+    m = robots.load_urdf(os.path.join(DATA, "two_link_arm.urdf"), actuated=True,
+                         joint_friction=True)
+    assert m.joints["elbow-joint"].friction == 0.25
+    sys = m.compile()
+    assert "elbow_joint_friction.friction" in sys.contact_names
+    hold = {"shoulder.tau": -G * (2 * 0.3 + 1 * 0.8 + 0.5 * 1.15),
+            "elbow_joint.tau": -G * (1 * 0.2 + 0.5 * 0.55)}
+    stay = sys.simulate(0.3, inputs={**hold, "elbow_joint.tau": hold["elbow_joint.tau"] + 0.2})
+    assert abs(stay["elbow_joint.phi"][-1]) < 1e-9 and abs(stay["shoulder.phi"][-1]) < 1e-9
+    # slipping, the elbow feels 0.3 - 0.25 N m: from rest u' = M^-1 (0, 0.05), so after a
+    # short time t each angle is u' t^2 / 2 (to O(t^3): gravity stays balanced to first order)
+    t = 0.02
+    turn = sys.simulate(t, inputs={**hold, "elbow_joint.tau": hold["elbow_joint.tau"] + 0.3},
+                        rtol=1e-10, atol=1e-12)
+    M, _, _ = _arm_closed_form(0.0, 0.0)
+    acc = np.linalg.solve(M, [0.0, 0.05])
+    got = [turn["shoulder.phi"][-1], turn["elbow_joint.phi"][-1]]
+    np.testing.assert_allclose(got, acc * t ** 2 / 2, rtol=1e-2)

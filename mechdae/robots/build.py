@@ -18,10 +18,11 @@ The model is a tree from the :class:`~mechdae.components.spatial.World` (gravity
   frame is not the body frame. A joint with damping gets a rotational or translational
   ``Damper`` ``"<joint>_damper"`` on its drive flanges; ``actuated=True`` an input
   ``"<joint>.tau"`` acting through a ``Torque`` (``Force``) ``"<joint>_drive"``;
+  ``joint_friction=True`` a ``BearingFriction`` ``"<joint>_friction"`` (revolute joints);
 - bodies are named ``"<link>_body"``; ``floating_base=True`` puts a ``FreeMotion`` ``"base"``
   between the World and the root link.
 
-Only components of the spatial tree fast path are used (see
+Only components of the spatial tree fast path are used (``joint_friction=True`` aside; see
 :mod:`mechdae.components.flatten.tree`), so a robot flattens in a few CasADi calls per link
 (``model.flatten_stats["tree_fast_path"]``).
 """
@@ -63,7 +64,7 @@ class RobotModel(Model):
 
 
 def build_model(desc, floating_base=False, actuated=False, name=None, damping=True,
-                contacts=None, **contact_params):
+                joint_friction=False, contacts=None, **contact_params):
     """Build the component Model of a robot description (see the module docstring).
 
     Parameters
@@ -79,7 +80,14 @@ def build_model(desc, floating_base=False, actuated=False, name=None, damping=Tr
         Model name (default ``desc.name``).
     damping : bool
         Joint damping from the file as dampers on the joints (default); ``False`` keeps it
-        as data only (``m.joints[j].damping``). Joint friction is kept as data only.
+        as data only (``m.joints[j].damping``).
+    joint_friction : bool
+        ``True``: the file's Coulomb friction of revolute and continuous joints as a
+        :class:`~mechdae.components.rotational.BearingFriction` ``"<joint>_friction"`` on
+        the joint (exact stick/slip; its virtual plate and contact take the model off the
+        tree fast path, see :mod:`mechdae.components.friction`). Default ``False``: friction
+        is data only (``m.joints[j].friction``), as in Pinocchio's dynamics. Prismatic
+        joints' friction stays data (a warning says so).
     contacts, contact_params
         Handed to :func:`mechdae.robots.contacts.attach_contacts` when ``contacts`` is
         given.
@@ -118,7 +126,7 @@ def build_model(desc, floating_base=False, actuated=False, name=None, damping=Tr
         frame[root] = world.frame
     joints = {}
     for j in order:                                # movable joints, parents first
-        joints[j.name] = _joint(m, j, frame, body_of, actuated, damping)
+        joints[j.name] = _joint(m, j, frame, body_of, actuated, damping, joint_friction)
     for b, (mass, com, I) in inertia.items():
         if mass > 0 and (floating_base or b != root):
             body = m.add(sp.Body(f"{component_name(b)}_body", m=mass, I=I, r_cm=tuple(com)))
@@ -197,7 +205,7 @@ def _check_names(desc, body_of, floating_base, where):
         if j.type == "fixed":
             continue
         cn = component_name(j.name)
-        for suffix in ("", "_origin", "_damper", "_drive"):
+        for suffix in ("", "_origin", "_damper", "_drive", "_friction"):
             take(cn + suffix, f"joint '{j.name}'" + (f" ({suffix[1:]})" if suffix else ""))
     for ln in desc.links:
         take(f"{component_name(ln)}_frame", f"link '{ln}' (frame)")
@@ -266,7 +274,7 @@ def _offset(m, cname, frame, T):
     return c.frame_b
 
 
-def _joint(m, j, frame, body_of, actuated, damping):
+def _joint(m, j, frame, body_of, actuated, damping, joint_friction=False):
     """The joint component of movable joint ``j``, placed in its parent body, its child's
     frame recorded in ``frame``; its damper and drive where asked for."""
     cn = component_name(j.name)
@@ -276,7 +284,12 @@ def _joint(m, j, frame, body_of, actuated, damping):
     one_dof = j.type in ("revolute", "continuous", "prismatic")
     drive = actuated and one_dof
     damp = damping and one_dof and j.damping > 0
-    flange = drive or damp
+    rub = joint_friction and j.friction > 0 and j.type in ("revolute", "continuous")
+    if joint_friction and j.friction > 0 and not rub:
+        warnings.warn(f"robot '{m.name}': friction {j.friction} of {j.type} joint '{j.name}' "
+                      "kept as data only (no friction component for it)", ModelWarning,
+                      stacklevel=4)
+    flange = drive or damp or rub
     if j.type in ("revolute", "continuous"):
         c = m.add(sp.Revolute(cn, n=n, useAxisFlange=flange))
         lib, Push = rot, rot.Torque
@@ -293,6 +306,9 @@ def _joint(m, j, frame, body_of, actuated, damping):
         d = m.add(lib.Damper(f"{cn}_damper", d=float(j.damping)))
         m.connect(c.support, d.flange_a)
         m.connect(c.axis, d.flange_b)
+    if rub:
+        f = m.add(rot.BearingFriction(f"{cn}_friction", tau_c=float(j.friction)))
+        m.connect(c.axis, f.flange_a)
     if drive:
         u = m.input(f"{cn}.tau")
         p = m.add(Push(f"{cn}_drive", u))

@@ -33,7 +33,7 @@ URDF_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating")
 
 
 def load_urdf(path, floating_base=False, actuated=False, name=None, package_dirs=None,
-              damping=True, contacts=None, **contact_params):
+              damping=True, joint_friction=False, contacts=None, **contact_params):
     """Read a URDF file into a component Model of spatial components.
 
     Parameters
@@ -56,6 +56,10 @@ def load_urdf(path, floating_base=False, actuated=False, name=None, package_dirs
     damping : bool
         Joint damping from the file as dampers on the joints (default); ``False`` keeps it
         as data only (``m.joints[j].damping``, as Pinocchio's ``aba`` ignores it).
+    joint_friction : bool
+        ``True``: revolute joints' Coulomb friction from the file as exact stick/slip
+        friction on the joint (see :func:`mechdae.robots.build.build_model`); default: data
+        only (``m.joints[j].friction``).
     contacts, contact_params
         Feet contacts, handed to :func:`mechdae.robots.contacts.attach_contacts`
         (``contacts="feet"`` or a list of link names).
@@ -82,7 +86,8 @@ def load_urdf(path, floating_base=False, actuated=False, name=None, package_dirs
     from .build import build_model
     desc = parse_urdf(path, package_dirs=package_dirs)
     return build_model(desc, floating_base=floating_base, actuated=actuated, name=name,
-                       damping=damping, contacts=contacts, **contact_params)
+                       damping=damping, joint_friction=joint_friction, contacts=contacts,
+                       **contact_params)
 
 
 # ---------------------------------------------------------------------- the file
