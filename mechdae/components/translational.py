@@ -195,3 +195,6 @@ class ForceSensor(Component):
 
 
 from .friction import Stop, MassWithStopAndFriction  # noqa: E402,F401
+
+from ._msl_exports import export as _msl_export  # noqa: E402
+__all__ += _msl_export(globals(), "translational")
