@@ -242,6 +242,24 @@ def test_feet_are_found_and_bad_names_refused():
     assert rc.feet(arm) == ["hand"]                # leaf link with a collision sphere
 
 
+def test_feet_found_by_their_geoms_names(tmp_path):
+    """Menagerie style: the foot is a sphere geom named like *foot* on the shank, beside a
+    knee bumper sphere: only the foot becomes a contact, at its center with its radius."""
+    f = tmp_path / "leg.xml"
+    f.write_text("""<mujoco><worldbody><body name="shank" pos="0 0 0.5">
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <geom name="knee_bumper" type="sphere" size="0.03" pos="0 0 0.2"/>
+      <geom name="FL_foot" type="sphere" size="0.02" pos="0.01 0 -0.2"/>
+      </body></worldbody></mujoco>""")
+    desc = description_from_mjcf(f)
+    assert rc.feet(desc) == ["shank"]
+    m = load_mjcf(f, contacts="feet", friction=0.5)
+    sys_ = m.compile()
+    assert sys_.contact_names == ["shank_contact.contact"]
+    gap = sys_.dynamics_terms({"z.s": 0.0}, {})["gap"]
+    assert gap == pytest.approx([0.5 - 0.2 - 0.02])
+
+
 # ---------------------------------------------------------------------- on the ground
 @pytest.fixture(scope="module")
 def quadruped():

@@ -40,33 +40,52 @@ def _spheres(link):
     return [g for g in link.collisions if g.kind == "sphere"]
 
 
+def _footlike(name):
+    return bool(name) and fnmatch.fnmatch(name.lower(), "*foot*")
+
+
+def _foot_spheres(desc):
+    """``{link: [sphere Geometry, ...] or []}`` of a description's feet, by the first rule
+    that finds any: links named like ``*foot*`` (all their collision spheres, or their
+    origin), collision spheres named like ``*foot*`` (MuJoCo Menagerie style: a foot geom
+    on the shank), the collision spheres of the leaf links."""
+    named = [n for n in desc.links if _footlike(n)]
+    if named:
+        return {n: _spheres(desc.links[n]) for n in named}
+    by_geom = {n: [g for g in _spheres(lk) if _footlike(g.name)] for n, lk in desc.links.items()}
+    by_geom = {n: gs for n, gs in by_geom.items() if gs}
+    if by_geom:
+        return by_geom
+    kids = _children(desc)
+    return {n: _spheres(desc.links[n]) for n in desc.links
+            if not kids.get(n) and _spheres(desc.links[n])}
+
+
 def feet(desc):
     """Names of a description's feet: the links named like ``*foot*`` (any case) if there
-    are any, else the leaf links (no child) that carry a collision sphere.
+    are any, else the links with a collision sphere named like ``*foot*``, else the leaf
+    links (no child) that carry a collision sphere.
 
     Raises
     ------
     ModelError
-        Neither kind exists (names the fix: pass the link names).
+        None of these exists (names the fix: pass the link names).
     """
-    named = [n for n in desc.links if fnmatch.fnmatch(n.lower(), "*foot*")]
-    if named:
-        return named
-    kids = _children(desc)
-    leaves = [n for n in desc.links if not kids.get(n) and _spheres(desc.links[n])]
-    if not leaves:
+    found = _foot_spheres(desc)
+    if not found:
         raise ModelError(f"robot '{desc.name}': contacts='feet' found no link named like "
-                         "*foot* and no leaf link with a collision sphere; pass the link "
-                         "names: contacts=['LF_FOOT', ...]")
-    return leaves
+                         "*foot*, no collision sphere named like *foot* and no leaf link "
+                         "with a collision sphere; pass the link names: contacts=['LF_FOOT', "
+                         "...]")
+    return list(found)
 
 
-def _points(desc, name):
-    """(center in the link frame, radius) of every contact point of link ``name``."""
-    sph = _spheres(desc.links[name])
-    if not sph:
+def _points(spheres):
+    """(center in the link frame, radius) of every contact point of a link with these
+    collision spheres (none: the link's origin as a point)."""
+    if not spheres:
         return [(np.zeros(3), 0.0)]
-    return [(np.asarray(g.origin, float)[:3, 3].copy(), float(g.size[0])) for g in sph]
+    return [(np.asarray(g.origin, float)[:3, 3].copy(), float(g.size[0])) for g in spheres]
 
 
 def attach_contacts(model, desc, spec, restitution=0.0, friction=0.8, ground=0.0):
@@ -80,7 +99,8 @@ def attach_contacts(model, desc, spec, restitution=0.0, friction=0.8, ground=0.0
     desc : RobotDescription
         The description the model was built from (collision geometry, tree).
     spec : "feet" or list of str
-        ``"feet"``: the links :func:`feet` finds; or the link names (as in the file).
+        ``"feet"``: the links :func:`feet` finds (where feet are found by their geoms'
+        names, only those spheres); or the link names (as in the file).
     restitution : float
         Normal restitution ``e`` of every contact (0: plastic impacts).
     friction : float
@@ -103,20 +123,22 @@ def attach_contacts(model, desc, spec, restitution=0.0, friction=0.8, ground=0.0
         if spec != "feet":
             raise ModelError(f"robot '{desc.name}': contacts={spec!r}; give 'feet' or a "
                              "list of link names")
-        names = feet(desc)
+        feet(desc)                                   # the error when there are none
+        chosen = _foot_spheres(desc)
     else:
         names = list(spec)
         missing = [n for n in names if n not in desc.links]
         if missing:
             raise ModelError(f"robot '{desc.name}': contacts name links {missing} that the "
                              f"robot does not have (its links: {sorted(desc.links)})")
+        chosen = {n: _spheres(desc.links[n]) for n in names}
     links = getattr(model, "links", None)
     if links is None:
         raise ModelError(f"model '{model.name}' has no .links; build it from the "
                          "description first (mechdae.robots.build.build_model)")
     added = []
-    for name in names:
-        for k, (c, rho) in enumerate(_points(desc, name)):
+    for name, spheres in chosen.items():
+        for k, (c, rho) in enumerate(_points(spheres)):
             cname = f"{_safe(name)}_contact" + (f"_{k + 1}" if k else "")
             comp = model.add(sp.PointPlaneContact(cname, r=tuple(c), radius=rho,
                                                   p0=(0.0, 0.0, float(ground)),
