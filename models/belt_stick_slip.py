@@ -67,4 +67,10 @@ def build(m=1.0, g=9.81, k=10.0, mu=0.3, v_b=0.5):
     model.potential_energy(0.5 * k * x ** 2 + mass * g * y)
     model.contact("belt", gap=y, tangent_velocity=md.der(x) - v_b, restitution=0.0,
                   friction=mu)
+    # what Result.animate draws: the block on the belt, held by the spring from x = -1
+    w, h = 0.2, 0.1
+    model.draw("block", [(x - w / 2, y), (x + w / 2, y), (x + w / 2, y + h), (x - w / 2, y + h)])
+    model.draw("belt", [(x, y)], kind="point")
+    model.draw("spring", [(-1.0, y + h / 2), (x - w / 2, y + h / 2)])
+    model.draw("surface", [(-1.0, 0.0), (1.0, 0.0)], kind="surface")
     return model

@@ -37,4 +37,12 @@ def build(m1=1.0, m2=0.3, l=0.5, g=9.81):
                          + 0.5 * m2 * l ** 2 * d(th) ** 2)
     model.potential_energy(-m2 * g * l * md.cos(th))
     model.generalized_force(F, x)
+    # what Result.animate draws: the cart on its track and the pole (bob at l)
+    w, h = 0.4, 0.2
+    model.draw("cart", [(x - w / 2, -h / 2), (x + w / 2, -h / 2), (x + w / 2, h / 2),
+                        (x - w / 2, h / 2)])
+    tip = (x + l * md.sin(th), -l * md.cos(th))
+    model.draw("pole", [(x, 0.0), tip])
+    model.draw("bob", [tip], radius=0.04)
+    model.draw("track", [(-10.0, -h / 2), (10.0, -h / 2)], kind="surface")
     return model

@@ -54,6 +54,11 @@ def build(m=1.0, I=0.5, a=0.5):
     mod.kinetic_energy(0.5 * M * (md.der(x) ** 2 + md.der(y) ** 2) + 0.5 * J * md.der(th) ** 2)
     mod.nonholonomic(-md.sin(th) * md.der(x) + md.cos(th) * md.der(y) - A * md.der(th),
                      name="blade")
+    # what Result.animate draws: the sleigh from its blade P (a behind C) to the front
+    e1 = (md.cos(th), md.sin(th))
+    mod.draw("sleigh", [(x - A * e1[0], y - A * e1[1]), (x + A * e1[0], y + A * e1[1])])
+    mod.draw("C", [(x, y)], radius=0.1 * A)
+    mod.draw("blade", [(x - A * e1[0], y - A * e1[1])], kind="point")
     return mod
 
 

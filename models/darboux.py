@@ -134,6 +134,11 @@ def build(l=1.0, m=1.0, Fx=0.0):
     mod.holonomic((yC + yM) / 2, name="f7")
     mod.holonomic((xM - xH) ** 2 + (yM - yH) ** 2 - 2 * L**2, name="f8")
     mod.holonomic((xK - xH) ** 2 + (yK - yH) ** 2 - 2 * L**2, name="f9")
+    # what Result.animate draws: the five bars between the vertices
+    for name, (a, b) in dict(KB=((xK, yK), (xB, yB)), BC=((xB, yB), (xC, yC)),
+                             CM=((xC, yC), (xM, yM)), MH=((xM, yM), (xH, yH)),
+                             HK=((xH, yH), (xK, yK))).items():
+        mod.draw(name, [a, b])
     return mod
 
 

@@ -31,4 +31,9 @@ def build(L1=1.0, L2=1.0, m1=1.0, m2=1.0, g=9.81):
     model.potential_energy(g * (m1 * y1 + m2 * y2))
     model.holonomic(x1 ** 2 + y1 ** 2 - L1 ** 2, name="rod1")
     model.holonomic((x2 - x1) ** 2 + (y2 - y1) ** 2 - L2 ** 2, name="rod2")
+    # what Result.animate draws: the two rods and the two bobs
+    model.draw("rod1", [(0.0, 0.0), (x1, y1)])
+    model.draw("rod2", [(x1, y1), (x2, y2)])
+    model.draw("bob1", [(x1, y1)], radius=0.06 * L1)
+    model.draw("bob2", [(x2, y2)], radius=0.06 * L2)
     return model

@@ -80,4 +80,11 @@ def build(m=1.0, rho=1.0, r=0.5, j=0.5, g=9.81, kappa=0.5):
                          + 0.5 * mass * j_ ** 2 * md.der(phi) ** 2)
     model.potential_energy(mass * g_ * z)
     model.contact("support", gap=z - rho_ - r_ * md.sin(phi), restitution=kappa)
+    # what Result.animate draws: the disk of radius rho around its geometric center C
+    # (G - r (cos phi, sin phi)), the mass center G, the lowest point and the floor
+    cx, cz = x - r_ * md.cos(phi), z - r_ * md.sin(phi)
+    model.draw("disk", [(cx, cz)], radius=rho_)
+    model.draw("G", [(x, z)], radius=0.08 * rho_)
+    model.draw("support", [(cx, cz - rho_)], kind="point")
+    model.draw("floor", [(-10.0, 0.0), (10.0, 0.0)], kind="surface")
     return model

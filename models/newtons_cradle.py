@@ -33,6 +33,11 @@ def build(n=3, m=1.0, r=0.05, e=1.0):
     model.kinetic_energy(sum(0.5 * m * md.der(x) ** 2 for x in xs))
     for i in range(n - 1):
         model.contact(f"c{i + 1}{i + 2}", gap=xs[i + 1] - xs[i] - 2 * r, restitution=e)
+    # what Result.animate draws: the balls on their line, the contact points between them
+    for i, x in enumerate(xs):
+        model.draw(f"ball{i + 1}", [(x, 0.0)], radius=r)
+    for i in range(n - 1):
+        model.draw(f"c{i + 1}{i + 2}", [(xs[i] + r, 0.0)], kind="point")
     return model
 
 

@@ -35,9 +35,12 @@ def build(n=8, L=1.0, m=1.0, g=9.81):
     x = y = 0
     vx = vy = 0
     T = V = 0
-    for t in th:
+    for k, t in enumerate(th):
+        x0, y0 = x, y
         x = x + L * md.sin(t)
         y = y - L * md.cos(t)
+        model.draw(f"link{k + 1}", [(x0, y0), (x, y)])     # what Result.animate draws
+        model.draw(f"bob{k + 1}", [(x, y)], radius=0.05 * L)
         vx = vx + L * md.cos(t) * md.der(t)
         vy = vy + L * md.sin(t) * md.der(t)
         T = T + 0.5 * mass * (vx ** 2 + vy ** 2)

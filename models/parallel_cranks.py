@@ -58,6 +58,13 @@ def build(n_loops=1, r=1.0, d=2.0, mk=1.0, mc=1.0, g=9.81):
     m.kinetic_energy(T)
     m.potential_energy(V)
     m.holonomic(md.vertcat(*pins), name="pins")
+    # what Result.animate draws: the cranks from their ground pins and the couplers
+    for i, a in enumerate(th):
+        m.draw(f"crank{i}", [(i * d, 0.0), (i * d + r * md.cos(a), r * md.sin(a))])
+    for i in range(n_loops):
+        x, y, p = (m.symbol(f"{c}{i}") for c in "xyp")
+        m.draw(f"coupler{i}", [(x - 0.5 * d * md.cos(p), y - 0.5 * d * md.sin(p)),
+                               (x + 0.5 * d * md.cos(p), y + 0.5 * d * md.sin(p))])
     return m
 
 

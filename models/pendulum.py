@@ -29,4 +29,7 @@ def build(L=1.0, g=9.81, m=1.0):
     model.kinetic_energy(0.5 * mass * (md.der(x) ** 2 + md.der(y) ** 2))
     model.potential_energy(mass * g * y)
     model.holonomic(x ** 2 + y ** 2 - L ** 2, name="rod")
+    # what Result.animate draws: the rod from the pivot and the bob
+    model.draw("rod", [(0.0, 0.0), (x, y)])
+    model.draw("bob", [(x, y)], radius=0.06 * L)
     return model

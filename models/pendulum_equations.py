@@ -57,4 +57,6 @@ def build(L=1.0, g=9.81, m=1.0):
     model.equation(mass * md.der(md.der(x)) == -T * x, name="newton_x")
     model.equation(mass * md.der(md.der(y)) == -T * y - mass * g, name="newton_y")
     model.equation(x ** 2 + y ** 2 == L ** 2, name="rod")
+    model.draw("rod", [(0.0, 0.0), (x, y)])          # what Result.animate draws
+    model.draw("bob", [(x, y)], radius=0.06 * L)
     return model

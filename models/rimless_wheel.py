@@ -44,6 +44,12 @@ def build(n=8, m=1.0, I=0.05, L=1.0, g=9.81, gamma=0.08):
         a = th - 2.0 * math.pi * k / n
         model.contact(f"spoke{k}", gap=y - L_ * md.cos(a), tangent=x - L_ * md.sin(a),
                       restitution=0.0, friction=math.inf)
+        # what Result.animate draws (in the slope's axes): the spokes and their feet
+        foot = (x - L_ * md.sin(a), y - L_ * md.cos(a))
+        model.draw(f"leg{k}", [(x, y), foot])
+        model.draw(f"spoke{k}", [foot], kind="point")
+    model.draw("hub", [(x, y)], radius=0.08 * L_)
+    model.draw("slope", [(-10.0, 0.0), (10.0, 0.0)], kind="surface")
     return model
 
 

@@ -125,6 +125,9 @@ def build(m0=4.0, I0=0.8, m1=30.0, l1=0.8, mG=40.0, g=9.81, slope=0.2, A=1.5, k=
     mod.holonomic((xi11 + P["l1"]) * md.sin(psi1) - P["l_c"], name="height")
     mod.holonomic(psi1 - P["psi_p"] - P["a_p"] * md.sin(P["w_p"] * mod.time), name="lean")
     mod.holonomic(xi12 - P["xi12_p"], name="head")
+    # what Result.animate draws besides the leg (add_links): the board along its heading
+    board = [(x + c * md.cos(phi0), y + c * md.sin(phi0), 0.0) for c in (-0.6, 0.6)]
+    mod.draw("board", board)
     return mod
 
 

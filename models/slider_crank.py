@@ -39,4 +39,10 @@ def build(r=1.0, l=2.0, J1=0.5, m2=1.0, m3=1.0, g=9.81):
     model.potential_energy(m2 * g * yc)
     model.holonomic(md.vertcat(r * md.cos(th1) + l * md.cos(th2) - s,
                                r * md.sin(th1) - l * md.sin(th2)), name="loop")
+    # what Result.animate draws: crank, connecting rod, slider and its guide
+    A = (r * md.cos(th1), r * md.sin(th1))
+    model.draw("crank", [(0.0, 0.0), A])
+    model.draw("rod", [A, (s, 0.0)])
+    model.draw("slider", [(s, 0.0)], radius=0.08 * r)
+    model.draw("guide", [(0.0, 0.0), (r + l + 0.5 * r, 0.0)], kind="surface")
     return model

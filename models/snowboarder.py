@@ -188,6 +188,8 @@ def build(n=1, heading="coordinate", program=False, m0=4.0, I0=0.8, m=30.0, l=0.
             raise ValueError(f"snowboarder: unknown program constraint {name!r}; choose from "
                              f"{sorted(rows)}")
         mod.holonomic(rows[name](), name=name)
+    # what Result.animate draws besides the links (add_links): the board along its heading
+    mod.draw("board", [(x + c * md.cos(phi0), y + c * md.sin(phi0), 0.0) for c in (-0.6, 0.6)])
     return mod
 
 

@@ -57,4 +57,9 @@ def build(m=1.0, g=9.81, alpha=0.0, F0=6.0, omega=2.0, mu=0.3):
     model.potential_energy(mass * g * (x * md.sin(alpha) + y * md.cos(alpha)))
     model.generalized_force(F0 * md.sin(omega * model.time), x)
     model.contact("support", gap=y, tangent=x, restitution=0.0, friction=mu)
+    # what Result.animate draws (in the incline's axes): the block and its contact point
+    w, h = 0.2, 0.1
+    model.draw("block", [(x - w / 2, y), (x + w / 2, y), (x + w / 2, y + h), (x - w / 2, y + h)])
+    model.draw("support", [(x, y)], kind="point")
+    model.draw("incline", [(-2.0, 0.0), (2.0, 0.0)], kind="surface")
     return model

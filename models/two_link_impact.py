@@ -69,6 +69,12 @@ def build(l=1.0, m=1.0, f=0.5, g=9.81, closure=False):
     model.contact("D", gap=yD, tangent=xD, restitution=0.0, friction=math.inf,
                   friction_cone="closure" if closure else "coulomb")
     model.contact("B", gap=yB, tangent=xB, restitution=0.0, friction=f)
+    # what Result.animate draws: the two links from the hinge O, their feet, the ground
+    model.draw("link1", [(xO, yO), (xD, yD)])
+    model.draw("link2", [(xO, yO), (xB, yB)])
+    model.draw("D", [(xD, yD)], kind="point")
+    model.draw("B", [(xB, yB)], kind="point")
+    model.draw("ground", [(-10.0, 0.0), (10.0, 0.0)], kind="surface")
     return model
 
 

@@ -121,6 +121,17 @@ def add_links(mod, n, base, l, m, g, tip_mass=None, prefix="", default_phi=0.0,
         V = V + g * tip_mass * A[n][2]
     mod.kinetic_energy(T)
     mod.potential_energy(V)
+    # what Result.animate draws: each link from joint to joint, the rod's massive part
+    # (xi1 .. xi1 + l along the link) thicker, and the point masses at the joints
+    for i in range(n):
+        e = [(A[i + 1][k] - A[i][k]) for k in range(3)]
+        Li = xi1[i] + l[i] + (xi2[i] if i < len(xi2) else 0)
+        rod = [[A[i][k] + (xi1[i] + s_) * e[k] / Li for k in range(3)] for s_ in (0, l[i])]
+        mod.draw(f"{prefix}link{i + 1}", [tuple(A[i]), tuple(A[i + 1])])
+        mod.draw(f"{prefix}rod{i + 1}", [tuple(rod[0]), tuple(rod[1])])
+        mod.draw(f"{prefix}joint{i + 1}", [tuple(A[i])], radius=0.03)
+    if tip_mass is not None:
+        mod.draw(f"{prefix}tip", [tuple(A[n])], radius=0.05)
 
     if controls:
         for i in range(n):

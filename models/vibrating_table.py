@@ -48,4 +48,9 @@ def build(R=0.1, m=1.0, g=9.81, e=0.5, A=0.01, omega=20.0):
     model.kinetic_energy(0.5 * mass * md.der(y) ** 2)
     model.potential_energy(mass * g * y)
     model.contact("table", gap=y - R - A * md.sin(omega * model.time), restitution=e)
+    # what Result.animate draws: the ball, its contact point and the moving table
+    table = A * md.sin(omega * model.time)
+    model.draw("ball", [(0.0, y)], radius=R)
+    model.draw("table", [(0.0, y - R)], kind="point")
+    model.draw("top", [(-2 * R, table), (2 * R, table)], kind="surface")
     return model

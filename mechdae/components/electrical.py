@@ -37,6 +37,12 @@ class _OnePort(Component):
         self.flow(self.n, -i)
         self.output("i", i)
 
+    def drawing(self):
+        """A schematic bar from the potential of ``n`` to that of ``p`` (volts on the
+        vertical axis), one place per branch (:mod:`mechdae.simulate.scene`)."""
+        from ..simulate.shapes import Anchor, Shape
+        return [Shape("capsule", self.path, [Anchor(self.n), Anchor(self.p)], size=0.2)]
+
 
 class Ground(Component):
     """Reference potential ``p.v = 0``."""

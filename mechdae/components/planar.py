@@ -141,6 +141,21 @@ def _rigid(comp, a, b, r):
     comp.relation(b.y - a.y - dy, name="cut_y")
 
 
+def _shape(kind, comp, *anchors, **kw):
+    """A :class:`~mechdae.simulate.shapes.Shape` of ``comp`` (anchors: connectors or
+    ``(connector, offset)``); the drawing() methods below use it."""
+    from ..simulate.shapes import Anchor, Shape
+    return Shape(kind, comp.path, [Anchor(*a) if isinstance(a, tuple) else Anchor(a)
+                                   for a in anchors], **kw)
+
+
+def _params(comp, local, n):
+    """The parameters ``"<local>[1..n]"`` of ``comp`` as drawing offsets (Param)."""
+    from ..simulate.shapes import param_of
+    out = [param_of(comp, f"{local}[{k + 1}]", None) for k in range(n)]
+    return tuple(0.0 if v is None else v for v in out)
+
+
 # ---------------------------------------------------------------------- fixed frames
 class World(Component):
     """The inertial frame (``frame`` at the origin, angle 0) and the gravity of the model:
@@ -163,6 +178,10 @@ class World(Component):
 
     def _before_flatten(self, components):
         return _one_world(self, components, "pl")
+
+    def drawing(self):
+        """The world axes at the origin."""
+        return [_shape("axes", self, self.frame)]
 
 
 def _one_world(world, components, lib):
@@ -188,6 +207,10 @@ class Fixed(Component):
     def _build_equations(self):
         self.define(self.frame, [*self.r, self.phi])
 
+    def drawing(self):
+        """A support at the frame."""
+        return [_shape("ground", self, self.frame)]
+
 
 class FixedTranslation(Component):
     """Massless rigid rod: ``frame_b = frame_a + R(phi_a) r``, same angle."""
@@ -200,6 +223,10 @@ class FixedTranslation(Component):
 
     def _build_equations(self):
         _rigid(self, self.frame_a, self.frame_b, self.r)
+
+    def drawing(self):
+        """A thin rod from frame_a to frame_b."""
+        return [_shape("capsule", self, self.frame_a, self.frame_b, rod=True)]
 
 
 # ---------------------------------------------------------------------- bodies
@@ -232,6 +259,19 @@ class _Inertial(Component):
 
     def _before_flatten(self, components):
         return _take_gravity(self, components, World, "pl")
+
+    def drawing(self):
+        """A capsule from frame_a to frame_b (bodies with two frames) and a sphere at the
+        center of mass."""
+        out = []
+        if hasattr(self, "frame_b"):
+            out.append(_shape("capsule", self, self.frame_a, self.frame_b))
+        r_cm = _params(self, "r_cm", len(self._r_cm)) if len(self._r_cm) else (0.0,)
+        from ..simulate.shapes import nonzero
+        if not hasattr(self, "frame_b") and nonzero(r_cm):
+            out.append(_shape("capsule", self, self.frame_a, (self.frame_a, r_cm), rod=True))
+        out.append(_shape("sphere", self, (self.frame_a, r_cm), body=True))
+        return out
 
 
 def _take_gravity(body, components, world_cls, lib):
@@ -323,6 +363,10 @@ class Revolute(_Joint):
         self.relation(b.x - a.x, name="cut_x")
         self.relation(b.y - a.y, name="cut_y")
 
+    def drawing(self):
+        """A pin at the joint (axis z)."""
+        return [_shape("joint", self, self.frame_a, style="revolute", axis=(0.0, 0.0, 1.0))]
+
 
 class Prismatic(_Joint):
     """Prismatic joint: ``frame_b = frame_a + R(phi_a) e s`` with ``e = r / |r|`` (the
@@ -345,6 +389,10 @@ class Prismatic(_Joint):
         self.relation(b.phi - a.phi, name="cut_phi")
         self.relation(b.x - a.x - ex * self.s, name="cut_x")
         self.relation(b.y - a.y - ey * self.s, name="cut_y")
+
+    def drawing(self):
+        """A slider: the guide from frame_a to frame_b."""
+        return [_shape("joint", self, self.frame_a, self.frame_b, style="prismatic")]
 
 
 class Free(_Joint):
@@ -408,6 +456,12 @@ class _LineForce(Component):
             self.flow(self.frame_a, self._flow_of(-f * e), energy=self._flow_of(-f_c * e))
             self.flow(self.frame_b, self._flow_of(f * e), energy=self._flow_of(f_c * e))
 
+    _look = ("spring",)                  # Damper: ("damper",); SpringDamper: both
+
+    def drawing(self):
+        """A coil (spring) and/or a dashpot (damper) between the frame origins."""
+        return [_shape(k, self, self.frame_a, self.frame_b) for k in self._look]
+
 
 class Spring(_LineForce):
     """Linear spring between the frame origins: ``f = c (s_rel - s_rel0)`` (tension
@@ -429,6 +483,8 @@ class Damper(_LineForce):
         d = self.parameter("d", d)
         self._force(f_d=d * self.v_rel)
 
+    _look = ("damper",)
+
 
 class SpringDamper(_LineForce):
     """Spring and damper in parallel: ``f = c (s_rel - s_rel0) + d v_rel``."""
@@ -440,6 +496,8 @@ class SpringDamper(_LineForce):
         s0 = self.parameter(self._s0, s_rel0)
         self.potential_energy(0.5 * c * (self.s_rel - s0) ** 2)
         self._force(c * (self.s_rel - s0), d * self.v_rel)
+
+    _look = ("spring", "damper")
 
 
 class Force(Component):
@@ -480,13 +538,20 @@ class PointLineContact(Component):
         f = self.frame = self.connector(Frame, "frame")
         rx, ry = _vec2(self, "r", r)
         px0, py0 = _vec2(self, "p0", p0)
-        nx, ny = _unit2(self, "n", n)
+        nx, ny = self._n = _unit2(self, "n", n)
         ox, oy = _rotate(f.phi, (rx, ry))
         dx, dy = f.x + ox - px0, f.y + oy - py0
         self.contact("contact", gap=nx * dx + ny * dy, tangent=ny * dx - nx * dy,
                      **_contact_params(self, e, mu, e_t))
         self.output("gap", nx * dx + ny * dy)
         self.flow(f, None)
+
+    def drawing(self):
+        """The contact point (red while closed) and the line it touches."""
+        p0 = [v for v in _params(self, "p0", 2)]
+        return [_shape("point", self, (self.frame, _params(self, "r", 2)),
+                       contact=f"{self.path}.contact"),
+                _shape("plane", self, p0=p0, n=tuple(self._n))]
 
 
 def _contact_params(comp, e, mu, e_t):
@@ -532,6 +597,14 @@ class PointPointContact(Component):
         self.output("gap", gap)
         self.flow(a, None)
         self.flow(b, None)
+
+    def drawing(self):
+        """The two disks (points where the radius is 0), red while in contact."""
+        from ..simulate.shapes import param_of
+        return [_shape("point", self, (f, _params(self, f"r_{k}", 2)),
+                       size=param_of(self, f"radius_{k}", None) or None,
+                       contact=f"{self.path}.contact")
+                for f, k in ((self.frame_a, "a"), (self.frame_b, "b"))]
 
 
 # ---------------------------------------------------------------------- sensors

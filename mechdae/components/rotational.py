@@ -23,6 +23,13 @@ class Flange(Connector):
     kind = "Flange"
 
 
+def _shape(kind, comp, *flanges, **kw):
+    """A :class:`~mechdae.simulate.shapes.Shape` of ``comp`` on its flanges (the 1-D
+    schematic of :mod:`mechdae.simulate.scene`)."""
+    from ..simulate.shapes import Anchor, Shape
+    return Shape(kind, comp.path, [Anchor(f) for f in flanges], **kw)
+
+
 class Inertia(LazyEquations, Component):
     """Rotor ``J phi'' = flange_a.tau + flange_b.tau``. Variables ``phi``, ``w`` (states),
     ``a``."""
@@ -42,6 +49,10 @@ class Inertia(LazyEquations, Component):
         self.kinetic_energy(0.5 * self._J * der(phi) ** 2)
         self.output("a", der(der(phi)))
 
+    def drawing(self):
+        """A disc with a spoke turned by ``phi`` (both flanges on one shaft)."""
+        return [_shape("rotor", self, self.flange_a, self.flange_b)]
+
 
 class _Compliant(LazyEquations, Component):
     """Two flanges; ``phi_rel = flange_b.phi - flange_a.phi``, ``w_rel``, torque ``tau``
@@ -51,6 +62,12 @@ class _Compliant(LazyEquations, Component):
         super().__init__(name)
         self.flange_a = self.connector(Flange, "flange_a")
         self.flange_b = self.connector(Flange, "flange_b")
+
+    _look = ("spring",)                  # Damper: ("damper",); SpringDamper: both
+
+    def drawing(self):
+        """A coil (spring) and/or a dashpot (damper) between the shafts of the flanges."""
+        return [_shape(k, self, self.flange_a, self.flange_b) for k in self._look]
 
     @property
     def phi_rel(self):
@@ -98,6 +115,7 @@ class Spring(_Compliant):
 class Damper(_Compliant):
     """Linear damper ``tau = d w_rel``."""
     _template = True
+    _look = ("damper",)
 
     def __init__(self, name, d=0.0):
         super().__init__(name)
@@ -112,6 +130,7 @@ class Damper(_Compliant):
 class SpringDamper(_Compliant):
     """Spring and damper in parallel ``tau = c (phi_rel - phi_rel0) + d w_rel``."""
     _template = True
+    _look = ("spring", "damper")
 
     def __init__(self, name, c=1.0, d=0.0, phi_rel0=0.0):
         super().__init__(name)
@@ -137,6 +156,10 @@ class Fixed(LazyEquations, Component):
 
     def _build_equations(self):
         self.define(self.flange, self._p0)
+
+    def drawing(self):
+        """A support at the flange."""
+        return [_shape("ground", self, self.flange)]
 
 
 class Torque(LazyEquations, Component):
@@ -165,6 +188,10 @@ class IdealGear(Component):
         self.relation(a.phi - r * b.phi, name="gear")
         self.output("phi_a", a.phi)
         self.output("phi_b", b.phi)
+
+    def drawing(self):
+        """A shaft between the two sides."""
+        return [_shape("capsule", self, self.flange_a, self.flange_b, rod=True)]
 
 
 class Position(Component):

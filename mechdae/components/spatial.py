@@ -52,7 +52,7 @@ from .core import Component, Connector
 from . import rotational as _rot_lib
 from . import translational as _tr_lib
 from . import planar as _pl
-from .planar import _is_number, _source, _take_gravity, _unit, _vec
+from .planar import _is_number, _params, _shape, _source, _take_gravity, _unit, _vec
 
 __all__ = ["Frame", "World", "Fixed", "FixedTranslation", "FixedRotation", "Body",
            "BodyShape", "BodyBox", "BodyCylinder", "Revolute", "Prismatic", "Cylindrical",
@@ -205,6 +205,10 @@ class World(Component):
     def _before_flatten(self, components):
         return _pl._one_world(self, components, "sp")
 
+    def drawing(self):
+        """The world axes at the origin."""
+        return [_shape("axes", self, self.frame)]
+
 
 class Fixed(Component):
     """A frame fixed in the world at ``r``, rotated by ``angle`` (parameter) about ``n``."""
@@ -219,6 +223,10 @@ class Fixed(Component):
     def _build_equations(self):
         self.define(self.frame, _frame_values(self.r, axis_rotation(self.n, self.angle)))
 
+    def drawing(self):
+        """A support at the frame."""
+        return [_shape("ground", self, self.frame)]
+
 
 class FixedTranslation(Component):
     """Massless rigid rod: ``frame_b`` at ``r`` from ``frame_a`` (in frame_a), same axes."""
@@ -231,6 +239,10 @@ class FixedTranslation(Component):
 
     def _build_equations(self):
         _moving(self, self.frame_a, self.frame_b, self.r, ca.SX.eye(3))
+
+    def drawing(self):
+        """A thin rod from frame_a to frame_b."""
+        return [_shape("capsule", self, self.frame_a, self.frame_b, rod=True)]
 
 
 class FixedRotation(Component):
@@ -247,6 +259,11 @@ class FixedRotation(Component):
 
     def _build_equations(self):
         _moving(self, self.frame_a, self.frame_b, self.r, axis_rotation(self.n, self.angle))
+
+    def drawing(self):
+        """A thin rod from frame_a to frame_b and frame_b's axes."""
+        return [_shape("capsule", self, self.frame_a, self.frame_b, rod=True),
+                _shape("axes", self, self.frame_b)]
 
 
 # ---------------------------------------------------------------------- bodies
@@ -305,6 +322,22 @@ class _Inertial(Component):
 
     def _before_flatten(self, components):
         return _take_gravity(self, components, World, "sp")
+
+    def drawing(self):
+        """A capsule from frame_a to frame_b (bodies with two frames; a box or cylinder
+        for BodyBox, BodyCylinder) and a sphere at the center of mass."""
+        out = []
+        look = getattr(self, "_look", None)
+        if look is not None:
+            out.append(_shape(look[0], self, self.frame_a, self.frame_b, **look[1]))
+        elif hasattr(self, "frame_b"):
+            out.append(_shape("capsule", self, self.frame_a, self.frame_b))
+        r_cm = _params(self, "r_cm", 3)
+        from ..simulate.shapes import nonzero
+        if not hasattr(self, "frame_b") and nonzero(r_cm):
+            out.append(_shape("capsule", self, self.frame_a, (self.frame_a, r_cm), rod=True))
+        out.append(_shape("sphere", self, (self.frame_a, r_cm), body=True))
+        return out
 
 
 class Body(_Inertial):
@@ -368,6 +401,7 @@ class BodyBox(BodyShape):
                          mass / 12 * (L * L + w * w)]) @ E.T
         super().__init__(name, r=tuple(r), r_cm=tuple(np.asarray(r, float) / 2), m=mass,
                          I=(I + I.T) / 2)
+        self._look = ("box", dict(size=w, height=h, width_direction=tuple(E[:, 1])))
 
 
 class BodyCylinder(BodyShape):
@@ -389,6 +423,7 @@ class BodyCylinder(BodyShape):
         I = E @ np.diag([Ia, It, It]) @ E.T
         super().__init__(name, r=tuple(r), r_cm=tuple(np.asarray(r, float) / 2), m=mass,
                          I=(I + I.T) / 2)
+        self._look = ("cylinder", dict(size=ro))
 
 
 # ---------------------------------------------------------------------- joints
@@ -431,6 +466,11 @@ class Revolute(_Joint):
                 closure=_hinge_closure(self.frame_a, self.frame_b, self.n, self.phi),
                 loop_cut=True)
 
+    def drawing(self):
+        """A pin along the axis ``n``."""
+        return [_shape("joint", self, self.frame_a, style="revolute",
+                       axis=tuple(float(x) for x in self.n))]
+
 
 class Prismatic(_Joint):
     """Prismatic joint along ``n`` (in frame_a): coordinate ``"<path>.s"`` (speed
@@ -447,6 +487,10 @@ class Prismatic(_Joint):
         _moving(self, self.frame_a, self.frame_b, [float(x) * self.s for x in self.n],
                 ca.SX.eye(3))
 
+    def drawing(self):
+        """A slider: the guide from frame_a to frame_b."""
+        return [_shape("joint", self, self.frame_a, self.frame_b, style="prismatic")]
+
 
 class Cylindrical(_Joint):
     """Translation ``"<path>.s"`` along and rotation ``"<path>.phi"`` about ``n``."""
@@ -459,6 +503,12 @@ class Cylindrical(_Joint):
         _moving(self, self.frame_a, self.frame_b, [float(x) * s for x in self.n],
                 axis_rotation(self.n, phi),
                 closure=_hinge_closure(self.frame_a, self.frame_b, self.n, phi))
+
+    def drawing(self):
+        """A slider along ``n`` with a pin at frame_b."""
+        return [_shape("joint", self, self.frame_a, self.frame_b, style="prismatic"),
+                _shape("joint", self, self.frame_b, style="revolute",
+                       axis=tuple(float(x) for x in self.n))]
 
 
 class Universal(_Joint):
@@ -477,6 +527,10 @@ class Universal(_Joint):
         _moving(self, self.frame_a, self.frame_b, [0.0] * 3,
                 ca.mtimes(axis_rotation(na, pa), axis_rotation(nb, pb)))
 
+    def drawing(self):
+        """A ball (the cross of a Cardan joint drawn as its center)."""
+        return [_shape("joint", self, self.frame_a, style="ball")]
+
 
 class Spherical(_Joint):
     """Spherical (ball) joint: frame_b at frame_a's origin, orientation by the quaternion
@@ -490,6 +544,10 @@ class Spherical(_Joint):
 
     def _build_equations(self):
         _moving(self, self.frame_a, self.frame_b, [0.0] * 3, self._R_rel)
+
+    def drawing(self):
+        """A ball at the joint."""
+        return [_shape("joint", self, self.frame_a, style="ball")]
 
 
 class FreeMotion(_Joint):
@@ -593,7 +651,7 @@ class PointPlaneContact(Component):
         f = self.frame = self.connector(Frame, "frame")
         rp = ca.vertcat(*_vec3(self, "r", r))
         p0 = ca.vertcat(*_vec3(self, "p0", p0))
-        nv = _unit(self, "n", n, 3)
+        nv = self._n = _unit(self, "n", n, 3)
         t1 = np.cross(nv, [1.0, 0.0, 0.0] if abs(nv[0]) < 0.9 else [0.0, 1.0, 0.0])
         t1 /= np.linalg.norm(t1)
         t2 = np.cross(nv, t1)
@@ -611,6 +669,14 @@ class PointPlaneContact(Component):
                                                                ca.dot(ca.DM(t2), vp)], **kw)
         self.output("gap", gap)
         self.flow(f, None)
+
+    def drawing(self):
+        """The contact sphere or point (red while closed) and the plane it touches."""
+        from ..simulate.shapes import param_of
+        return [_shape("point", self, (self.frame, _params(self, "r", 3)),
+                       size=param_of(self, "radius", None) or None,
+                       contact=f"{self.path}.contact"),
+                _shape("plane", self, p0=_params(self, "p0", 3), n=tuple(self._n))]
 
 
 class PointPointContact(Component):
@@ -639,6 +705,14 @@ class PointPointContact(Component):
         self.output("gap", gap)
         self.flow(a, None)
         self.flow(b, None)
+
+    def drawing(self):
+        """The two spheres (points where the radius is 0), red while in contact."""
+        from ..simulate.shapes import param_of
+        return [_shape("point", self, (f, _params(self, f"r_{k}", 3)),
+                       size=param_of(self, f"radius_{k}", None) or None,
+                       contact=f"{self.path}.contact")
+                for f, k in ((self.frame_a, "a"), (self.frame_b, "b"))]
 
 
 # ---------------------------------------------------------------------- sensors

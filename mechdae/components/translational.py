@@ -22,6 +22,13 @@ class Flange(Connector):
     kind = "Flange"
 
 
+def _shape(kind, comp, *flanges, **kw):
+    """A :class:`~mechdae.simulate.shapes.Shape` of ``comp`` on its flanges (the 1-D
+    schematic of :mod:`mechdae.simulate.scene`)."""
+    from ..simulate.shapes import Anchor, Shape
+    return Shape(kind, comp.path, [Anchor(f) for f in flanges], **kw)
+
+
 class Mass(LazyEquations, Component):
     """Sliding mass of length ``L``: ``m s'' = flange_a.f + flange_b.f``; flanges at
     ``s -+ L/2``. Variables ``s``, ``v`` (states), ``a``."""
@@ -42,6 +49,10 @@ class Mass(LazyEquations, Component):
         self.kinetic_energy(0.5 * self._m * der(s) ** 2)
         self.output("a", der(der(s)))
 
+    def drawing(self):
+        """A block from flange_a to flange_b on the line of its network."""
+        return [_shape("block", self, self.flange_a, self.flange_b)]
+
 
 class _Compliant(LazyEquations, Component):
     """Two flanges; ``s_rel = flange_b.s - flange_a.s``, ``v_rel``, force ``f`` (flange_b.f)."""
@@ -50,6 +61,12 @@ class _Compliant(LazyEquations, Component):
         super().__init__(name)
         self.flange_a = self.connector(Flange, "flange_a")
         self.flange_b = self.connector(Flange, "flange_b")
+
+    _look = ("spring",)                  # Damper: ("damper",); SpringDamper: both
+
+    def drawing(self):
+        """A coil (spring) and/or a dashpot (damper) between the flanges."""
+        return [_shape(k, self, self.flange_a, self.flange_b) for k in self._look]
 
     @property
     def s_rel(self):
@@ -88,6 +105,7 @@ class Spring(_Compliant):
 class Damper(_Compliant):
     """Linear damper ``f = d v_rel``; ``lossPower = f v_rel``."""
     _template = True
+    _look = ("damper",)
 
     def __init__(self, name, d=0.0):
         super().__init__(name)
@@ -106,6 +124,7 @@ class Damper(_Compliant):
 class SpringDamper(_Compliant):
     """Spring and damper in parallel: ``f = c (s_rel - s_rel0) + d v_rel``."""
     _template = True
+    _look = ("spring", "damper")
 
     def __init__(self, name, c=1.0, d=0.0, s_rel0=0.0):
         super().__init__(name)
@@ -138,6 +157,10 @@ class Fixed(LazyEquations, Component):
 
     def _build_equations(self):
         self.define(self.flange, self._s0)
+
+    def drawing(self):
+        """A support at the flange."""
+        return [_shape("ground", self, self.flange)]
 
 
 class Force(LazyEquations, Component):

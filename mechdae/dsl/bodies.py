@@ -71,6 +71,12 @@ class PlanarBody:
         r = ca.mtimes(self.R, _as_sx(list(p_body)))
         return ca.vertcat(self.vx - self.w * r[1], self.vy + self.w * r[0])
 
+    def drawing(self):
+        """A disc at the center and the body's axes (:mod:`mechdae.simulate.shapes`)."""
+        from ..simulate.shapes import Anchor, Shape
+        at = Anchor(position=[self.x, self.y], rotation=self.theta)
+        return [Shape("sphere", self.name, [at], body=True), Shape("axes", self.name, [at])]
+
     @property
     def omega_world(self):
         """Angular velocity (scalar, about e_z)."""
@@ -157,6 +163,12 @@ class SpatialBody:
         """World velocity of a body point: ``v + R (omega x p_body)``."""
         return self.v + ca.mtimes(self.R, ca.cross(self.omega, _as_sx(list(p_body))))
 
+    def drawing(self):
+        """A sphere at the center and the body's axes (:mod:`mechdae.simulate.shapes`)."""
+        from ..simulate.shapes import Anchor, Shape
+        at = Anchor(position=[self.x, self.y, self.z], rotation=self.R)
+        return [Shape("sphere", self.name, [at], body=True), Shape("axes", self.name, [at])]
+
     @property
     def omega_world(self):
         """Angular velocity in world axes, ``R omega``."""
@@ -215,8 +227,10 @@ class BodyDeclarations:
         ----------
         name : str
             Label; a ``"point"`` named like a contact is coloured by that contact's state.
-        points : list of (x, y)
-            Expressions of the coordinates, parameters and time (world frame, m).
+        points : list of (x, y) or of (x, y, z)
+            Expressions of the coordinates, parameters and time (world frame, m); a
+            drawing with (x, y, z) points makes the animation spatial (an oblique view in
+            a GIF, 3-D in an ``.html`` page).
         kind : {"body", "point", "surface"}
             ``"body"``: a polygon through three or more points, a bar through two, a disc
             of ``radius`` around one; ``"point"``: a marker; ``"surface"``: a line drawn
@@ -226,8 +240,9 @@ class BodyDeclarations:
         """
         pts = []
         for p in points:
-            if len(p) != 2:
-                self.problems.append(f"draw '{name}': points are (x, y) pairs, got {p!r}")
+            if len(p) not in (2, 3) or len(p) != len(points[0]):
+                self.problems.append(f"draw '{name}': points are (x, y) pairs or (x, y, z) "
+                                     f"triples, all of one kind, got {p!r}")
                 return
             pts.append(tuple(_as_sx(c, f"point of drawing '{name}'") for c in p))
         if kind not in ("body", "point", "surface") or not pts:

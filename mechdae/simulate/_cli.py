@@ -40,7 +40,7 @@ def add_parser(subparsers):
                    help="save the Result: .h5 (HDF5), .parquet or .npz")
     p.add_argument("--save", default=None, metavar="FILE", help=argparse.SUPPRESS)
     p.add_argument("--animate", default=None, metavar="FILE",
-                   help="animation of a planar model, .gif or .mp4")
+                   help="animation of the model: .gif or .mp4 (2-D), .html (3-D page)")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
                    help="progress bar even when standard error is not a terminal")
     p.add_argument("--no-progress", dest="progress", action="store_false",
@@ -239,7 +239,7 @@ def run(args, out=sys.stdout):
         check_output(p, "--out", FORMATS)
     anim = getattr(args, "animate", None)
     if anim:
-        check_output(anim, "--animate", (".gif", ".mp4"))
+        check_output(anim, "--animate", (".gif", ".mp4", ".html"))
     mod = load_module(args.model)
     sim = dict(getattr(mod, "SIMULATION", {}) or {})
     kv = {}

@@ -404,5 +404,6 @@ def unified_result(system, fs, pv, ts, xs, sigs, events, output_times, n_steps, 
                  energy=kin + pot, kinetic=kin, potential=pot, system=None, params=pv,
                  name=system.name, init_report=init_report)
     res.system = None
+    res._drawing_system = system         # Result.animate draws from it (without unified.s, .v)
     res.ut = X[:, nq:nq + nu]
     return res
