@@ -235,3 +235,6 @@ class TorqueSensor(Component):
 
 
 from .friction import BearingFriction, Brake, Clutch  # noqa: E402,F401
+
+from ._msl_exports import export as _msl_export  # noqa: E402
+__all__ += _msl_export(globals(), "rotational")
