@@ -213,23 +213,30 @@ def test_dynamics_the_description_cannot_carry_are_warned(tmp_path):
 
 
 def test_mesh_geometry_kept_with_its_file(tmp_path):
-    """A mesh geom keeps its resolved file and the file's frame (MuJoCo recenters the
-    vertices; the Geometry's origin undoes that: the file's vertex 0 lands where MuJoCo
-    puts it)."""
-    (tmp_path / "tet.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
-                                      "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    """A mesh geom keeps its file (resolved through <compiler meshdir>), its scale and the
+    file's frame: MuJoCo scales and recenters the vertices; the Geometry's origin undoes
+    the recentering, so every file vertex, scaled, lands where MuJoCo puts it."""
+    verts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], float)
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "tet.obj").write_text(
+        "".join(f"v {x} {y} {z}\n" for x, y, z in verts)
+        + "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
     f = tmp_path / "mesh.xml"
-    f.write_text("""<mujoco><asset><mesh name="tet" file="tet.obj"/></asset><worldbody>
+    f.write_text("""<mujoco><compiler meshdir="assets"/>
+      <asset><mesh name="tet" file="tet.obj" scale="2 1 0.5"/></asset><worldbody>
       <body name="b" pos="0 0 1"><joint name="j" axis="0 0 1" pos="0.1 0 0"/>
-        <geom type="mesh" mesh="tet" pos="0.2 0 0"/></body></worldbody></mujoco>""")
+        <geom type="mesh" mesh="tet" pos="0.2 0 0" euler="0.3 0 0"/></body></worldbody></mujoco>""")
     desc = description_from_mjcf(f)
     geo = desc.links["b"].visuals[0]
-    assert geo.kind == "mesh" and os.path.basename(geo.filename) == "tet.obj"
+    assert geo.kind == "mesh" and geo.scale == (2.0, 1.0, 0.5)
+    assert os.path.samefile(geo.filename, tmp_path / "assets" / "tet.obj")
     mj, d = _mj(str(f))
     mujoco.mj_kinematics(mj, d)
     T = _link_poses(desc, {"j": 0.0})["b"] @ geo.origin
-    vert0 = d.geom_xmat[0].reshape(3, 3) @ mj.mesh_vert[0] + d.geom_xpos[0]
-    np.testing.assert_allclose(T[:3, 3], vert0, atol=1e-7)   # file vertex (0, 0, 0); float32
+    for k, v in enumerate(verts):
+        ours = T[:3, :3] @ (np.array(geo.scale) * v) + T[:3, 3]
+        theirs = d.geom_xmat[0].reshape(3, 3) @ mj.mesh_vert[k] + d.geom_xpos[0]
+        np.testing.assert_allclose(ours, theirs, atol=1e-6)        # MuJoCo's are float32
 
 
 def test_feet_are_found_and_bad_names_refused():

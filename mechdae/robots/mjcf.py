@@ -146,16 +146,20 @@ def _inertial(mj, b, shift):
                     inertia=R @ np.diag(inert) @ R.T)
 
 
-def _mesh_file(mj, mesh_id):
-    """Resolved path of a mesh's file (None when MuJoCo keeps none or it is missing)."""
+def _mesh_file(mj, mesh_id, folder):
+    """Path of a mesh's file as MuJoCo resolved it (``meshdir`` included; a relative one is
+    taken from the model file's ``folder``); None when MuJoCo keeps none (a mesh given by
+    its vertices)."""
     adr = getattr(mj, "mesh_pathadr", None)
     if adr is None or int(adr[mesh_id]) < 0:
         return None
     raw = bytes(mj.paths[int(adr[mesh_id]):]).split(b"\0", 1)[0].decode()
-    return raw or None
+    if not raw:
+        return None
+    return raw if os.path.isabs(raw) else os.path.normpath(os.path.join(folder, raw))
 
 
-def _geometry(mj, mujoco, g, shift, gname):
+def _geometry(mj, g, shift, gname, folder):
     """Geom ``g`` as a Geometry in its body's link frame (body frame moved by ``-shift``)."""
     kind = _GEOM_KINDS.get(int(mj.geom_type[g]))
     if kind is None:
@@ -177,16 +181,16 @@ def _geometry(mj, mujoco, g, shift, gname):
         mid = int(mj.geom_dataid[g])
         dims = ()
         T = T @ np.linalg.inv(_pose(mj.mesh_pos[mid], _rot(mj.mesh_quat[mid])))
-        filename = _mesh_file(mj, mid)
+        filename = _mesh_file(mj, mid, folder)
         if hasattr(mj, "mesh_scale"):
             scale = tuple(float(s) for s in mj.mesh_scale[mid])
     return Geometry(kind=kind, size=dims, origin=T, filename=filename, scale=scale, name=gname)
 
 
-def _link(mj, mujoco, b, name, shift, gnames):
+def _link(mj, b, name, shift, gnames, folder):
     link = Link(name=name, inertial=_inertial(mj, b, shift))
     for g in range(int(mj.body_geomadr[b]), int(mj.body_geomadr[b] + mj.body_geomnum[b])):
-        geo = _geometry(mj, mujoco, g, shift, gnames[g])
+        geo = _geometry(mj, g, shift, gnames[g], folder)
         if geo is None:
             continue
         link.visuals.append(geo)
@@ -309,7 +313,8 @@ def description_from_mjcf(path):
     _check_free(mj, jnames, bnames, path)
     _check_unsupported(mj, jnames, path)
     used = set(bnames) | set(jnames)
-    links = {"world": _link(mj, mujoco, 0, "world", np.zeros(3), gnames)}
+    folder = os.path.dirname(os.path.abspath(path))
+    links = {"world": _link(mj, 0, "world", np.zeros(3), gnames, folder)}
     shifts = {0: np.zeros(3)}
     joints = []
     for b in range(1, mj.nbody):         # MuJoCo numbers a parent before its children
@@ -320,7 +325,7 @@ def description_from_mjcf(path):
         joints.extend(js)
         for lk in extra:
             links[lk.name] = lk
-        links[bnames[b]] = _link(mj, mujoco, b, bnames[b], shift, gnames)
+        links[bnames[b]] = _link(mj, b, bnames[b], shift, gnames, folder)
     name = getattr(mj, "names", b"")
     model_name = bytes(name).split(b"\0", 1)[0].decode() or os.path.splitext(
         os.path.basename(path))[0]
