@@ -22,7 +22,12 @@ perturbations jump by the saltation matrix
     S = D\Delta + \frac{(f^+ - D\Delta f^-)\, \nabla g^T}{\nabla g^T f^-},
 
 and the Poincaré map (variable event time) by ``D Delta (I - f^- grad g^T / grad g^T f^-)``.
+With parameter sensitivities the state is augmented by the chosen parameters (``p' = 0``):
+the same formulas hold for ``(x, p)``, the gap, the impact law and the flow depending on
+``p``, and the event time moves by ``dt = -grad g^T dX^- / grad g^T f^-``.
 """
+from types import SimpleNamespace
+
 import casadi as ca
 import numpy as np
 
@@ -44,29 +49,53 @@ class HybridSteps:
     alpha : float
         Baumgarte rate of the phases (``beta = alpha``): the constraint manifold is
         invariant and attracting; the tangent dynamics do not depend on it.
+    sens : list of int
+        Parameters (indices in ``system.p_names``) whose sensitivities the phases and
+        impacts carry: the transition matrices are then those of ``(x, p_sens)``.
     """
 
-    def __init__(self, system, pv, wv, rtol=1e-12, alpha=5.0):
+    def __init__(self, system, pv, wv, rtol=1e-12, alpha=5.0, sens=()):
         from ..simulate._laws import contact_laws
         self.sy, self.pv, self.wv = system, np.asarray(pv, float), np.asarray(wv, float)
         self.rtol, self.alpha = rtol, alpha
+        self.sens = list(sens)
         self.e_n, self.e_t, self.mu = contact_laws(system, self.pv)
         self.params = dict(zip(system.p_names, self.pv))
         self.nx = system.nq + system.nu
+        self.na = self.nx + len(self.sens)
         self._flows, self._resets = {}, {}
-        F = system.functions
-        q = ca.MX.sym("q", system.nq)
-        gap = F["gap"](q, 0.0, ca.DM(self.pv))
-        self._gap = ca.Function("gap", [q], [gap, ca.jacobian(gap, q)])
+        # parameters in the graphs: constants (folded by CasADi), the sensitivity ones
+        # symbols ``ps``
+        self._ps = ca.SX.sym("ps", len(self.sens))
+        self._psv = self.pv[self.sens] if self.sens else np.zeros(0)
+        self._p = ca.SX(ca.DM(self.pv))
+        for j, i in enumerate(self.sens):
+            self._p[i] = self._ps[j]
+        q = ca.SX.sym("q", system.nq)
+        gap = system.functions["gap"](q, 0.0, self._p)
+        self._gapf = ca.Function("gap", [q, self._ps], [gap, ca.jacobian(gap, q),
+                                                       ca.jacobian(gap, self._ps)])
+
+    def _gap(self, q):
+        return self._gapf(q, self._psv)
+
+    def _augment(self, Jx, Jp):
+        """``[[Jx, Jp], [0, I]]``: the transition of ``(x, p_sens)``."""
+        A = np.eye(self.na)
+        A[:self.nx, :self.nx] = Jx
+        A[:self.nx, self.nx:] = Jp
+        return A
 
     # ------------------------------------------------------------------ flows
     def mode_of(self, x, contacts=None):
-        """Contact modes at ``x`` (closed where the gap is zero and not separating)."""
+        """Contact modes at ``x`` (closed where the gap and the normal velocity vanish)."""
         nq = self.sy.nq
         return closed_contacts(self.sy, x[:nq], x[nq:], 0.0, self.pv, contacts, tol=1e-8)
 
     def flow(self, mode):
-        """Cached ``(rhs, phase, phase_jac, constraints)`` Functions of a mode."""
+        """Cached Functions of a mode: ``rhs(x) -> (f, lam)``, ``phase(x0, tau) -> x``,
+        ``phase_jac(x0, tau) -> (x, Phi)`` (``Phi`` of ``(x, p_sens)``), ``cons(x) -> (y,
+        z, dy/dx, dz/dx)`` and the :class:`Mode` ``mode``."""
         key = tuple(sorted(mode.items()))
         if key not in self._flows:
             self._flows[key] = self._build_flow(mode)
@@ -74,26 +103,42 @@ class HybridSteps:
 
     def _build_flow(self, mode):
         md_ = Mode(self.sy, mode, self.pv)
-        x, tau = ca.SX.sym("x", self.nx), ca.SX.sym("tau")
-        p, w = ca.DM(self.pv), ca.DM(self.wv)
+        x, tau, p, ps = ca.SX.sym("x", self.nx), ca.SX.sym("tau"), self._p, self._ps
+        w = ca.DM(self.wv)
         f0, lam, y, z, _ = md_.graphs(x, 0.0, p, w)
         fs = md_.graphs(x, 0.0, p, w, self.alpha, self.alpha)[0]
-        rhs = ca.Function("rhs", [x], [f0, lam])
+        rhs = ca.Function("rhs", [x, ps], [f0, lam])
+        cons = ca.Function("cons", [x, ps], [y, z, ca.jacobian(y, x), ca.jacobian(z, x)])
         opts = dict(abstol=self.rtol, reltol=self.rtol, max_num_steps=100000)
-        integ = ca.integrator("phase", "cvodes", {"x": x, "p": tau, "ode": tau * fs},
-                              0.0, 1.0, opts)
+        integ = ca.integrator("phase", "cvodes", {"x": x, "p": ca.vertcat(tau, ps),
+                                                  "ode": tau * fs}, 0.0, 1.0, opts)
         X0, T = ca.MX.sym("X0", self.nx), ca.MX.sym("T")   # calls of the integrator: MX
-        xf = integ(x0=X0, p=T)["xf"]
-        phase = ca.Function("phase", [X0, T], [xf])
-        phase_jac = ca.Function("phase_jac", [X0, T], [xf, ca.jacobian(xf, X0)])
-        cons = ca.Function("cons", [x], [y, z, ca.jacobian(y, x), ca.jacobian(z, x)])
-        return md_, rhs, phase, phase_jac, cons
+        Ps = ca.MX.sym("Ps", len(self.sens))
+        xf = integ(x0=X0, p=ca.vertcat(T, Ps))["xf"]
+        # one Jacobian of (x0, p_sens) jointly: CasADi's forward sensitivities of CVODES
+        J = ca.jacobian(xf, ca.vertcat(X0, Ps))
+        jac = ca.Function("phase_jac", [X0, T, Ps], [xf, J[:, :self.nx], J[:, self.nx:]])
+        phase = ca.Function("phase", [X0, T, Ps], [xf])
+        psv = self._psv
+        return SimpleNamespace(
+            mode=md_, rhs=lambda xx: rhs(xx, psv), cons=lambda xx: cons(xx, psv),
+            phase=lambda x0, t: np.array(phase(x0, t, psv)).ravel(),
+            phase_jac=lambda x0, t: _augmented(self, jac(x0, t, psv)))
 
-    def phase(self, x0, mode, t_max, dt):
+    def phase(self, x0, mode, t_max, dt, stops=()):
         """Integrate ``mode`` from ``x0`` to the first impact (at most ``t_max``).
 
-        Returns ``(tau, x_minus, contact_index, Phi)``; ``contact_index`` is None when no
-        contact closes before ``t_max``.
+        Parameters
+        ----------
+        stops : sequence of float
+            Times after the start (increasing) where the transition matrix is wanted.
+
+        Returns
+        -------
+        tau, x_minus, contact_index, Phi, at_stops
+            ``contact_index`` is None when no contact closes before ``t_max``; ``Phi`` is
+            the transition matrix of ``(x, p_sens)`` to ``tau``; ``at_stops`` a list of
+            ``(x, Phi)`` at the ``stops`` before ``tau``.
 
         Raises
         ------
@@ -101,25 +146,32 @@ class HybridSteps:
             A closed contact pulls or leaves its friction cone during the phase (lift-off
             and slip transitions are not followed).
         """
-        md_, rhs, phase, phase_jac, _ = self.flow(mode)
+        fl = self.flow(mode)
         open_ = [i for i, n in enumerate(self.sy.contact_names) if mode[n] == "open"]
         t, x = 0.0, np.asarray(x0, float)
-        Phi = np.eye(self.nx)
         g = self._gaps(x)
+        tau, c = t_max, None
         while t < t_max:
             h = min(dt, t_max - t)
-            xn, Pn = (np.array(a) for a in phase_jac(x, h))
-            xn = xn.ravel()
+            xn = fl.phase(x, h)
             gn = self._gaps(xn)
-            self._check_forces(md_, rhs, xn, t + h)
+            self._check_forces(fl, xn, t + h)
             hit = [i for i in open_ if gn[i] < 0.0 and g[i] >= -1e-10 and
                    not (abs(g[i]) <= 1e-10 and self._rate(x, i) >= 0)]
             if hit:
-                tau, c = min((self._locate(phase, x, h, i), i) for i in hit)
-                xf, Pf = (np.array(a) for a in phase_jac(x, tau))
-                return t + tau, xf.ravel(), c, Pf @ Phi
-            t, x, g, Phi = t + h, xn, gn, Pn @ Phi
-        return t_max, x, None, Phi
+                tau, c = min((self._locate(fl.phase, x, h, i), i) for i in hit)
+                x, tau = fl.phase(x, tau), t + tau
+                break
+            t, x, g = t + h, xn, gn
+        # transition matrices: CVODES' sensitivities from the phase's start, through the
+        # stops (the state at the event: the located one, its gap zero)
+        Phi, at, xs, ts = np.eye(self.na), [], np.asarray(x0, float), 0.0
+        for tk in [s_ for s_ in stops if s_ <= tau] + [tau]:
+            if tk > ts:
+                xs, P = fl.phase_jac(xs, tk - ts)
+                Phi, ts = P @ Phi, tk
+            at.append((xs, Phi))
+        return tau, x, c, Phi, at[:-1]
 
     def _gaps(self, x):
         return np.array(self._gap(x[:self.sy.nq])[0]).ravel()
@@ -135,7 +187,7 @@ class HybridSteps:
         kept inside the bracket, bisection when a step leaves it)."""
         lo, hi, tau = 0.0, h, h
         for _ in range(60):
-            xt = np.array(phase(x, tau)).ravel()
+            xt = phase(x, tau)
             g = self._gaps(xt)[i]
             if g > 0.0:
                 lo = tau
@@ -148,11 +200,11 @@ class HybridSteps:
             tau = step if lo < step < hi else 0.5 * (lo + hi)
         return tau
 
-    def _check_forces(self, md_, rhs, x, t):
-        if md_.nz == 0:
+    def _check_forces(self, fl, x, t):
+        if fl.mode.nz == 0:
             return
-        lam = np.array(rhs(x)[1]).ravel()
-        for name, (ln, lt) in md_.contact_multipliers(lam).items():
+        lam = np.array(fl.rhs(x)[1]).ravel()
+        for name, (ln, lt) in fl.mode.contact_multipliers(lam).items():
             i = self.sy.contact_names.index(name)
             if ln < 0.0:
                 raise ValueError(f"periodic_orbit: contact '{name}' of model '{self.sy.name}' "
@@ -168,8 +220,12 @@ class HybridSteps:
     def impact(self, x_minus, mode, c):
         """The impact at ``x_minus`` when contact ``c`` closes.
 
-        Returns ``(x_plus, mode_plus, S, DP)``: post-impact state and mode, saltation
-        matrix and the Jacobian of the event-to-event map's jump (variable event time).
+        Returns
+        -------
+        SimpleNamespace
+            ``x`` and ``mode`` after it; ``S`` the saltation matrix and ``DP`` the jump of
+            the event-to-event map, both of ``(x, p_sens)``; ``dt`` the row with
+            ``d t_event = dt @ dX^-`` (the event time's sensitivity).
         """
         sy, nq = self.sy, self.sy.nq
         q, u = x_minus[:nq], x_minus[nq:]
@@ -187,7 +243,7 @@ class HybridSteps:
         if reset is None:
             reset = self._resets[active] = self._build_reset(active)
         try:
-            xp, Dd = (np.array(a) for a in reset(x_minus))
+            xp, Dx, Dp = (np.array(a) for a in reset(x_minus, self._psv))
         except RuntimeError:
             raise ValueError(f"periodic_orbit: the impact map of model '{sy.name}' with "
                              f"active contacts {[n for n, _ in active]} is singular at this "
@@ -200,38 +256,52 @@ class HybridSteps:
                              f"(active set {active}); not a Newton impact on fixed rows")
         mode_p = self.mode_of(xp, {n: "open" for n, k in out.modes.items()
                                    if k == "separate"})
-        fm = np.array(self.flow(mode)[1](x_minus)[0]).ravel()
-        fp = np.array(self.flow(mode_p)[1](xp)[0]).ravel()
-        dg = np.zeros(self.nx)
-        dg[:nq] = np.array(self._gap(q)[1])[c]
+        return self._jumps(x_minus, xp, mode, mode_p, c, self._augment(Dx, Dp))
+
+    def _jumps(self, x_minus, xp, mode, mode_p, c, Dd):
+        """Saltation matrix and map jump of ``(x, p_sens)`` at the event."""
+        nx, nq = self.nx, self.sy.nq
+        fm, fp = np.zeros(self.na), np.zeros(self.na)
+        fm[:nx] = np.array(self.flow(mode).rhs(x_minus)[0]).ravel()
+        fp[:nx] = np.array(self.flow(mode_p).rhs(xp)[0]).ravel()
+        _, gq, gp = self._gap(x_minus[:nq])
+        dg = np.zeros(self.na)
+        dg[:nq] = np.array(gq)[c]
+        dg[nx:] = np.array(gp)[c]
         rate = dg @ fm
         S = Dd + np.outer(fp - Dd @ fm, dg) / rate
-        DP = Dd @ (np.eye(self.nx) - np.outer(fm, dg) / rate)
-        return xp, mode_p, S, DP
+        DP = Dd @ (np.eye(self.na) - np.outer(fm, dg) / rate)
+        return SimpleNamespace(x=xp, mode=mode_p, S=S, DP=DP, dt=-dg / rate)
 
     def _build_reset(self, active):
         sy, nq = self.sy, self.sy.nq
-        x = ca.MX.sym("x", self.nx)
+        x, p = ca.SX.sym("x", self.nx), self._p
         q, u = x[:nq], x[nq:]
-        p = ca.DM(self.pv)
         F = sy.functions
         offs = contact_row_offsets(sy)
+        from ..simulate._laws import laws_function
+        e_n, e_t, _ = laws_function(sy)(p)
         rows, E = [], []
         for name, kind in active:
             i = sy.contact_names.index(name)
             rows.append(offs[i])
-            E.append(self.e_n[i])
+            E.append(e_n[i])
             if kind == "stick":
                 nt = int(sy.contacts[i]["n_tangent"])
                 rows += list(range(offs[i] + 1, offs[i] + 1 + nt))
-                E += [self.e_t[i]] * nt
-        if not rows:
-            return ca.Function("reset", [x], [x, ca.DM.eye(self.nx)])
-        W = F["W"](q, 0.0, p)[rows, :]
-        wt = F["Wt"](q, 0.0, p)[rows, :]
-        M = F["M"](q, p)
-        MiWt = ca.solve(M, W.T, "ldl")
-        vc = ca.mtimes(W, u) + wt
-        Lam = ca.solve(ca.mtimes(W, MiWt), -ca.mtimes(ca.diag(ca.DM(1.0 + np.array(E))), vc))
-        xp = ca.vertcat(q, u + ca.mtimes(MiWt, Lam))
-        return ca.Function("reset", [x], [xp, ca.jacobian(xp, x)])
+                E += [e_t[i]] * nt
+        xp = x
+        if rows:
+            W = F["W"](q, 0.0, p)[rows, :]
+            wt = F["Wt"](q, 0.0, p)[rows, :]
+            MiWt = ca.solve(F["M"](q, p), W.T)
+            vc = ca.mtimes(W, u) + wt
+            Lam = ca.solve(ca.mtimes(W, MiWt), -(1.0 + ca.vertcat(*E)) * vc)
+            xp = ca.vertcat(q, u + ca.mtimes(MiWt, Lam))
+        return ca.Function("reset", [x, self._ps], [xp, ca.jacobian(xp, x),
+                                                    ca.jacobian(xp, self._ps)])
+
+
+def _augmented(hy, out):
+    xf, Jx, Jp = out
+    return np.array(xf).ravel(), hy._augment(np.array(Jx), np.array(Jp))

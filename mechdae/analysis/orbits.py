@@ -199,15 +199,15 @@ def _step_map(hy, x0, mode, K, period):
     """``K`` phases and impacts from ``x0``: ``(x_end, DP, Phi, T, impacts)``."""
     x, DP, Phi, T, impacts = np.asarray(x0, float), np.eye(hy.nx), np.eye(hy.nx), 0.0, []
     for _ in range(K):
-        tau, xm, c, Phik = hy.phase(x, mode, 1.5 * period, period / 40.0)
+        tau, xm, c, Phik, _ = hy.phase(x, mode, 1.5 * period, period / 40.0)
         if c is None:
             raise ValueError(f"periodic_orbit of model '{hy.sy.name}': no impact within "
                              f"{1.5 * period:.4g} s of t = {T:.4g} s; the guess does not walk")
-        xp, mode, S, Dk = hy.impact(xm, mode, c)
-        DP, Phi = Dk @ Phik @ DP, S @ Phik @ Phi
+        jump = hy.impact(xm, mode, c)
+        DP, Phi = jump.DP @ Phik @ DP, jump.S @ Phik @ Phi
         T += tau
         impacts.append((T, hy.sy.contact_names[c]))
-        x = xp
+        x, mode = jump.x, jump.mode
     return x, DP, Phi, T, impacts
 
 
@@ -215,12 +215,13 @@ def _impacts_per_period(hy, x, mode, period):
     """Number of impacts until the one nearest to ``period`` (from the guess)."""
     times, T = [], 0.0
     while T < 1.5 * period and len(times) < 1000:
-        tau, xm, c, _ = hy.phase(x, mode, 1.5 * period - T, period / 40.0)
+        tau, xm, c, _, _ = hy.phase(x, mode, 1.5 * period - T, period / 40.0)
         if c is None:
             break
         T += tau
         times.append(T)
-        x, mode, _, _ = hy.impact(xm, mode, c)
+        jump = hy.impact(xm, mode, c)
+        x, mode = jump.x, jump.mode
     if not times:
         raise ValueError(f"periodic_orbit of model '{hy.sy.name}': no impact within "
                          f"{1.5 * period:.4g} s of the guess")
@@ -232,10 +233,11 @@ def _to_section(hy, x, contact, period):
     mode = hy.mode_of(x)
     c_index = hy.sy.contact_names.index(contact)
     for _ in range(100):
-        _, xm, c, _ = hy.phase(x, mode, 2.0 * period, period / 40.0)
+        _, xm, c, _, _ = hy.phase(x, mode, 2.0 * period, period / 40.0)
         if c is None:
             break
-        x, mode, _, _ = hy.impact(xm, mode, c)
+        jump = hy.impact(xm, mode, c)
+        x, mode = jump.x, jump.mode
         if c == c_index:
             return x
     raise ValueError(f"periodic_orbit: contact '{contact}' of model '{hy.sy.name}' has no "
@@ -246,8 +248,7 @@ def _section_basis(hy, x, mode, keep):
     """Basis ``Z`` and selection ``P`` (in ``(q, u)``) of the tangent space of the mode's
     manifold at ``x``; names; indices of the cyclic coordinates among the names."""
     sy, nq, nu = hy.sy, hy.sy.nq, hy.sy.nu
-    _, _, _, _, cons = hy.flow(mode)
-    _, _, Yx, Zx = (np.array(a) for a in cons(x))
+    _, _, Yx, Zx = (np.array(a) for a in hy.flow(mode).cons(x))
     N0 = np.array(sy.functions["N"](x[:nq], hy.pv))
     Ys, Zs, Zu = Yx[:, :nq] @ N0, Zx[:, :nq] @ N0, Zx[:, nq:]
     full = _names(sy, N0)
@@ -273,7 +274,7 @@ def _project(hy, mode, x, iters=20):
     """The nearest state on the mode's manifold (Gauss-Newton on ``y(q) = 0``, then the
     velocity rows ``z = 0``, minimum-norm corrections)."""
     nq = hy.sy.nq
-    cons = hy.flow(mode)[4]
+    cons = hy.flow(mode).cons
     x = np.array(x, float)
     for _ in range(iters):
         y, _, Yx, _ = (np.array(a) for a in cons(x))
