@@ -369,13 +369,18 @@ class Result:
         return plot_result(self, path=path, names=names, show=show)
 
     def animate(self, path=None, fps=25, speed=1.0, show=False, tol=1e-6):
-        """Animate a planar run: the bodies, contact points and surfaces the model
-        declares with :meth:`mechdae.Model.draw` (matplotlib, ``plot`` extra).
+        """Animate the run: every component and rigid body draws itself (bodies, joints,
+        springs, dampers, contacts and their planes; 1-D components as a schematic), with
+        what the model adds by :meth:`mechdae.Model.draw` (see
+        :mod:`mechdae.simulate.scene`).
 
         Parameters
         ----------
         path : str, optional
-            ``.gif`` (Pillow) or ``.mp4`` (ffmpeg) file to write.
+            ``.gif`` (Pillow) or ``.mp4`` (ffmpeg): drawn with matplotlib (``plot`` extra),
+            planar and 1-D models in the plane, spatial ones in an oblique view;
+            ``.html``: a self-contained 3-D page (meshcat's viewer, ``view`` extra) that
+            plays the motion, with a time slider (:mod:`mechdae.simulate.view3d`).
         fps : float
             Frames per second of the animation.
         speed : float
@@ -387,8 +392,9 @@ class Result:
 
         Returns
         -------
-        matplotlib.animation.FuncAnimation
-            ``anim.frame_times``: the output time each frame shows.
+        matplotlib.animation.FuncAnimation or mechdae.simulate.view3d.Page
+            ``anim.frame_times``: the output time each frame shows; for ``.html`` the
+            written page (``page.path``; Jupyter shows it inline).
         """
         from .animate import animate_result
         return animate_result(self, path=path, fps=fps, speed=speed, show=show, tol=tol)

@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-__all__ = ["write_html", "html_page"]
+__all__ = ["write_html", "html_page", "Page"]
 
 
 def _meshcat():
@@ -301,13 +301,36 @@ setTimeout(mechdae_status, 500);
 """
 
 
+class Page:
+    """A written 3-D page: ``path``, ``html``; Jupyter shows it inline (an iframe)."""
+
+    def __init__(self, path, html):
+        self.path, self.html = str(path), html
+
+    def __fspath__(self):
+        return self.path
+
+    def __str__(self):
+        return self.path
+
+    def __repr__(self):
+        return f"Page({self.path!r}, {len(self.html)} characters)"
+
+    def _repr_html_(self):
+        import html as _html
+        return ('<iframe srcdoc="%s" style="width: 100%%; height: 480px; border: none">'
+                '</iframe>' % _html.escape(self.html, quote=True))
+
+
 def write_html(scene, path, fps=25, speed=1.0, tol=1e-6, max_frames=600):
-    """Write the page of :func:`html_page` to ``path``; returns the path."""
+    """Write the page of :func:`html_page` to ``path`` (``None``: write nothing);
+    returns a :class:`Page`."""
     from .animate import _contact_gaps
     page = html_page(scene, fps=fps, speed=speed, tol=tol, max_frames=max_frames,
                      gaps=_contact_gaps(scene.res, scene.res.system.parent))
-    tmp = f"{path}.part"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(page)
-    os.replace(tmp, path)
-    return str(path)
+    if path is not None:
+        tmp = f"{path}.part"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(page)
+        os.replace(tmp, path)
+    return Page(path, page)
