@@ -39,9 +39,11 @@ sessions; pin 4.1.0, mujoco 4.0.0, CasADi 3.8.2):
   drop + stand 2 s, wall s per simulated s: event 3.8-5.0 (force error 1e-14, base
   exact), time stepping 2.0-2.8 (error 9e-11, base 1.0 mm low: Moreau-Jean's plastic
   landing), MuJoCo 0.015-0.020 (error 5e-7, base 1.9 mm low: soft contact): mechdae
-  100-255x slower (goal: MuJoCo's speed: NOT met; the event run's time is mostly the
-  set-up of each mode's cvodes integrator, ~2.6 s, and the budgeted search of contact
-  modes at a 4-contact closure, ~1.8 s, not the integration).
+  100-255x slower (goal: MuJoCo's speed: NOT met). Profile of a second event run (9.2 s
+  under load): 64% integrating the two modes with the interpreted right-hand side at rtol
+  1e-10, 22% the budgeted search of contact modes when four frictional feet close at once,
+  12% the impact problem; the time-stepping loop runs interpreted too (its C functions are
+  past the same size limit).
 
 Run:  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_robots.py
 """
