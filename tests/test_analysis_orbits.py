@@ -66,7 +66,7 @@ def test_rimless_wheel_map_jacobian_against_finite_differences_of_the_event_engi
     # and the C impact kernel), central differences: the first row is zero (the section
     # fixes th), the second row d w+/d(th0, w0); multipliers c^2 and 0
     T, th, w = orbit.period, orbit.q["th"], orbit.v["der(th)"]
-    h = 1e-5
+    h = 1e-4
     f0 = _after_first_impact(wheel, th, w, T)
     # th0 < -alpha would put spoke 7 into the ground: one-sided (second order) in th0
     th_col = (-3 * f0 + 4 * _after_first_impact(wheel, th + h, w, T)
@@ -75,7 +75,7 @@ def test_rimless_wheel_map_jacobian_against_finite_differences_of_the_event_engi
              - _after_first_impact(wheel, th, w - h, T)) / (2 * h)
     cols = [th_col, w_col]
     fd = np.array(cols).T
-    np.testing.assert_allclose(orbit.map_jacobian, fd, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(orbit.map_jacobian, fd, rtol=0, atol=2e-6)
     np.testing.assert_allclose(orbit.map_jacobian[0], 0.0, atol=1e-8)
     # closed form of the second row: w-^2 = w0^2 + 2 kappa (cos(th0 + g) - cos(a + g))
     kappa, c = 9.81 / 1.05, (math.cos(math.pi / 4) + 0.05) / 1.05
@@ -97,3 +97,31 @@ def test_periodic_orbit_clear_errors(wheel):
     q0, v0 = rw.initial_state(n=8, w=-0.05)
     with pytest.raises(ValueError, match="'spoke0' .* lifts off at t = "):
         wheel.periodic_orbit(q=q0, v=v0, period=0.3, shift={"th": math.pi / 4}, cyclic=["x"])
+
+
+# ---------------------------------------------------------------------- sensitivities
+def test_bouncing_ball_impact_times_sensitivity_to_e_and_height():
+    # dropped from height h: t_k = t_1 (1 + 2 (e + ... + e^(k-1))), t_1 = sqrt(2 h / g);
+    # d t_k / d e = (2 v_1 / g) sum_j j e^(j-1), d t_k / d y0 = (t_k / t_1) / (g t_1)
+    import mechdae as md
+    g, h, e, R = 9.81, 1.0, 0.8, 0.1
+    ball = md.load("models/bouncing_ball.py").compile(stabilization=None)
+    res = ball.simulate(3.0, q0={"y": R + h}, method="event", sensitivities=["e", "y"])
+    t1 = math.sqrt(2 * h / g)
+    v1 = g * t1
+    k = np.arange(1, 7)
+    dte = [2 * v1 / g * sum(j * e ** (j - 1) for j in range(1, n)) for n in k]
+    dth = [(1 + 2 * sum(e ** j for j in range(1, n))) / (g * t1) for n in k]
+    S = res.sensitivity
+    assert len(S.impacts) == 6
+    np.testing.assert_allclose(S.event_times["e"], dte, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(S.event_times["y"], dth, rtol=1e-7)
+    # in the first flight after impact 1: y = R + e v1 (t - t1) - g (t - t1)^2 / 2, so
+    # dy/de = v1 (t - t1) and d y'/d e = v1 (t1 depends on h only)
+    t2 = t1 * (1 + 2 * e)
+    sel = (res.t > t1 + 1e-3) & (res.t < t2 - 1e-3)
+    np.testing.assert_allclose(S["y"]["e"][sel], v1 * (res.t[sel] - t1), rtol=1e-7)
+    np.testing.assert_allclose(S["der(y)"]["e"][sel], v1, rtol=1e-7)
+    np.testing.assert_allclose(S["y"]["e"][res.t < t1], 0.0, atol=1e-12)
+    with pytest.raises(ValueError, match="'nope'"):
+        ball.simulate(1.0, q0={"y": R + h}, method="event", sensitivities=["nope"])

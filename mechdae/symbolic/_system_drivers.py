@@ -56,7 +56,11 @@ class SystemDrivers:
         stabilization : Baumgarte, Mukharlyamov, Projection, list, None, optional
             Override of the compiled stabilization (gains are parameters of the graph).
         **options
-            The method's own options (:data:`mechdae.simulate.OPTIONS`).
+            The method's own options (:data:`mechdae.simulate.OPTIONS`), and
+            ``sensitivities=[names]``: forward sensitivities of the states to those
+            parameters or initial values through impacts, as
+            ``res.sensitivity[state][name]`` (``res.sensitivity.event_times[name]``: of the
+            impact times); see :func:`mechdae.analysis.sensitivity.sensitivities`.
 
         Returns
         -------
@@ -73,9 +77,14 @@ class SystemDrivers:
             :func:`mechdae.simulate.check_call`.
         """
         from ..simulate import simulate
-        return simulate(self, t_final, q0=q0, v0=v0, params=params, inputs=inputs, method=method,
-                        rtol=rtol, atol=atol, output_times=output_times, initialize=initialize,
-                        stabilization=stabilization, **options)
+        sens = options.pop("sensitivities", None)
+        res = simulate(self, t_final, q0=q0, v0=v0, params=params, inputs=inputs, method=method,
+                       rtol=rtol, atol=atol, output_times=output_times, initialize=initialize,
+                       stabilization=stabilization, **options)
+        if sens:
+            from ..analysis.sensitivity import sensitivities
+            res.sensitivity = sensitivities(self, res, list(sens), params, inputs)
+        return res
 
     def to_casadi(self, form="ode", inputs=None):
         """Export the stabilized DAE (see :func:`mechdae.export.to_casadi`)."""

@@ -1,0 +1,154 @@
+r"""Forward sensitivities of a hybrid run to parameters and initial values, through impacts.
+
+Along the phases the sensitivities ``X = d(q, u, p_s) / d theta`` (``theta``: the chosen
+parameters ``p_s`` and initial values) obey the variational equations, whose solution is
+the transition matrix from CVODES' forward sensitivities; at an impact of contact ``c``
+(guard ``g_c(q, p) = 0``) they jump by the saltation matrix of the augmented state and the
+event time moves:
+
+.. math::
+
+    X^+ = S X^-,\qquad
+    S = D\Delta + \frac{(f^+ - D\Delta f^-)\,\nabla g^T}{\nabla g^T f^-},\qquad
+    \frac{d t_k}{d\theta} = -\frac{\nabla g^T X^-}{\nabla g^T f^-}
+
+(:class:`~mechdae.analysis._hybrid.HybridSteps`).  The run is followed again phase by
+phase from its first sample with the same impacts; its event times are checked against the
+run's (the event engine's).  Followed: flights and phases with sticking or frictionless
+closed contacts, and Newton impacts on fixed rows; lift-off and stick-slip transitions
+inside a phase and sliding impacts are refused by name.
+"""
+import casadi as ca
+import numpy as np
+
+from ._hybrid import HybridSteps
+
+__all__ = ["Sensitivities", "sensitivities"]
+
+
+class Sensitivities(dict):
+    """``res.sensitivity``: ``{state name: {theta: array (N,)}}`` at the run's samples.
+
+    State names are the coordinates and speeds; ``theta`` the names asked for (parameters
+    or initial values of coordinates/speeds).
+
+    Attributes
+    ----------
+    event_times : dict
+        ``{theta: array (n_impacts,)}``: sensitivities of the impact times, in order.
+    impacts : list of (float, str)
+        The impacts followed (time, contact).
+    """
+
+    event_times: dict
+    impacts: list
+
+
+def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
+    """Sensitivities of the run ``res`` of ``system`` to ``names``.
+
+    Parameters
+    ----------
+    system : System
+    res : Result
+        A run of ``system`` (its samples, parameters and events are used).
+    names : list of str
+        Parameter names, coordinate names or speed names (initial values).
+    params, inputs : dict, optional
+        As given to ``simulate`` (inputs must be constants).
+    rtol : float
+        CVODES tolerance of the variational integration.
+
+    Returns
+    -------
+    Sensitivities
+
+    Raises
+    ------
+    ValueError
+        An unknown name; a model with general equations, explicit time dependence or
+        time-varying inputs; a transition other than an impact; the impacts found again
+        differing from the run's.
+    """
+    sy = system
+    pidx, cols = _columns(sy, names)
+    for n, val in (inputs or {}).items():
+        if not isinstance(val, (int, float, np.floating)):
+            raise ValueError(f"simulate(sensitivities=...): input '{n}' must be a constant")
+    if _time_dependent(sy):
+        raise ValueError(f"simulate(sensitivities=...): model '{sy.name}' depends explicitly "
+                         "on time; only autonomous models are followed")
+    _, wv = sy._pw(params, inputs, 0.0)
+    hy = HybridSteps(sy, np.asarray(res.params, float), wv, rtol=rtol, sens=pidx)
+    nx = hy.nx
+    X = np.zeros((hy.na, len(names)))
+    for k, (kind, i) in enumerate(cols):
+        X[i if kind == "x" else nx + i, k] = 1.0
+    t = np.asarray(res.t, float)
+    out = np.zeros((t.size, nx, len(names)))
+    x, t0, tf = np.concatenate([res.q[0], res.v[0]]), t[0], t[-1]
+    mode, j, ev_sens, impacts = hy.mode_of(x), 0, [], []
+    dt = max((tf - t0) / 400.0, 1e-9)
+    while True:
+        stops = [tk - t0 for tk in t[j:]]
+        tau, xm, c, Phi, at = hy.phase(x, mode, tf - t0, dt, stops=stops)
+        for xs, P in at:
+            out[j] = (P @ X)[:nx]
+            j += 1
+        if c is None:
+            break
+        Xm = Phi @ X
+        jump = hy.impact(xm, mode, c)
+        ev_sens.append(jump.dt @ Xm)
+        t0 += tau
+        impacts.append((t0, sy.contact_names[c]))
+        X, x, mode = jump.S @ Xm, jump.x, jump.mode
+    out[j:] = (Phi @ X)[:nx] if j < t.size else out[j:]
+    _check_impacts(sy, res, impacts)
+    sens = Sensitivities({n: {th: out[:, i, k] for k, th in enumerate(names)}
+                          for i, n in enumerate(sy.q_names + sy.u_names)})
+    E = np.array(ev_sens).reshape(len(ev_sens), len(names))
+    sens.event_times = {th: E[:, k] for k, th in enumerate(names)}
+    sens.impacts = impacts
+    return sens
+
+
+def _columns(sy, names):
+    """Indices of the sensitivity parameters and, per name, ``("p", j)`` or ``("x", i)``."""
+    idx = sy._name_index()
+    pidx, cols, bad = [], [], []
+    for n in names:
+        if n in idx["p"]:
+            cols.append(("p", len(pidx)))
+            pidx.append(idx["p"][n])
+        elif n in idx["q"]:
+            cols.append(("x", idx["q"][n]))
+        elif n in idx["u"] or n in idx["coord_speed"]:
+            cols.append(("x", sy.nq + idx["u"][idx["coord_speed"].get(n, n)]))
+        else:
+            bad.append(n)
+    if bad or len(set(names)) != len(names):
+        raise ValueError(f"simulate(sensitivities=...): {bad or 'repeated names'} of model "
+                         f"'{sy.name}': give parameters ({', '.join(sy.p_names)}), coordinates "
+                         "or speeds (initial values)")
+    return pidx, cols
+
+
+def _time_dependent(sy):
+    d = sy._d
+    exprs = [d.h, d.phi, d.psi, d.gap, d.W, d.Wt]
+    return bool(sy.nv + sy.nz) or any(e.numel() and ca.depends_on(e, d.t) for e in exprs)
+
+
+def _check_impacts(sy, res, impacts):
+    """The impacts followed are the run's (same contacts, times within 1e-6 s)."""
+    run = [(e.t, e.contact) for e in res.events if e.kind == "impact"]
+    ok = len(run) == len(impacts) and all(
+        a[1] == b[1] and abs(a[0] - b[0]) <= 1e-6 * (1.0 + abs(a[0])) for a, b in zip(run, impacts))
+    other = sorted({e.kind for e in res.events} - {"impact", "liftoff", "stick"})
+    if not ok or other:
+        raise ValueError(f"simulate(sensitivities=...): the run of model '{sy.name}' has "
+                         f"{len(run)} impacts{' and ' + ', '.join(other) + ' events' if other else ''}"
+                         f", the variational integration followed {len(impacts)} impacts; "
+                         "sensitivities through other transitions (accumulation, slip, "
+                         "lift-off in a phase) are not computed")
