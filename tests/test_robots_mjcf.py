@@ -203,13 +203,14 @@ def test_closed_loop_is_refused_naming_the_equality(tmp_path):
 
 def test_dynamics_the_description_cannot_carry_are_warned(tmp_path):
     f = tmp_path / "armature.xml"
-    f.write_text("""<mujoco><option gravity="0 0 -9.8"/><worldbody><body name="b">
+    f.write_text("""<mujoco><option gravity="0 0 -9.8"/><worldbody><body name="b" gravcomp="0.5">
       <joint name="hinge" axis="0 1 0" armature="0.01" stiffness="3"/>
       <geom type="sphere" size="0.1" pos="0 0 -0.5"/></body></worldbody></mujoco>""")
     with pytest.warns(ModelWarning) as rec:
         description_from_mjcf(f)
     text = " ".join(str(r.message) for r in rec)
     assert "gravity" in text and "'hinge' has armature 0.01" in text and "stiffness 3" in text
+    assert "body 'b' has gravcomp 0.5" in text
 
 
 def test_mesh_geometry_kept_with_its_file(tmp_path):

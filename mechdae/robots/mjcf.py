@@ -114,13 +114,19 @@ def _check_loops(mj, mujoco, path):
         raise ModelError(problems)
 
 
-def _check_unsupported(mj, jnames, path):
+def _check_unsupported(mj, jnames, bnames, path):
     """Data MuJoCo adds to the dynamics that a description cannot carry: warned, by name."""
     g = np.asarray(mj.opt.gravity, float)
     if not np.allclose(g, (0.0, 0.0, -9.81), atol=1e-9):
         warnings.warn(f"MJCF file {path!r}: gravity {g.tolist()} is not (0, 0, -9.81); the "
                       "description keeps no gravity: set the World's g and n on the built "
                       "Model", ModelWarning, stacklevel=3)
+    for b in range(1, mj.nbody):
+        gc = float(mj.body_gravcomp[b]) if hasattr(mj, "body_gravcomp") else 0.0
+        if gc != 0.0:
+            warnings.warn(f"MJCF file {path!r}: body '{bnames[b]}' has gravcomp {gc} (MuJoCo cancels "
+                          "that share of its weight); the description ignores it",
+                          ModelWarning, stacklevel=3)
     for j in range(mj.njnt):
         d = int(mj.jnt_dofadr[j])
         arm = float(mj.dof_armature[d])
@@ -300,7 +306,7 @@ def description_from_mjcf(path):
     -----
     ModelWarning
         Dynamics the description cannot carry: non-standard gravity, joint armature,
-        joint stiffness (each named).
+        joint stiffness, gravity compensation (each named).
     """
     mujoco, mj = _compile(path)
     path = os.fspath(path)
@@ -311,7 +317,7 @@ def description_from_mjcf(path):
     gnames = [mujoco.mj_id2name(mj, Obj.mjOBJ_GEOM, g) for g in range(mj.ngeom)]
     _check_loops(mj, mujoco, path)
     _check_free(mj, jnames, bnames, path)
-    _check_unsupported(mj, jnames, path)
+    _check_unsupported(mj, jnames, bnames, path)
     used = set(bnames) | set(jnames)
     folder = os.path.dirname(os.path.abspath(path))
     links = {"world": _link(mj, 0, "world", np.zeros(3), gnames, folder)}
@@ -351,7 +357,7 @@ def _refloat(desc, where):
 
 
 def load_mjcf(path, floating_base=False, actuated=False, name=None, damping=True,
-              contacts=None, **contact_params):
+              joint_friction=False, contacts=None, **contact_params):
     """Read an MJCF file into a component Model of the spatial library.
 
     Parameters
@@ -362,9 +368,10 @@ def load_mjcf(path, floating_base=False, actuated=False, name=None, damping=True
         For a file whose top body has no free joint: World -> FreeMotion ``"base"`` -> that
         body. A free joint in the file is a floating base already (its name is the
         joint's: ``"<joint>.x"`` ... ``"<joint>.wz"``, speeds as MuJoCo's ``qvel``).
-    actuated, name, damping
+    actuated, name, damping, joint_friction
         As :func:`mechdae.robots.build.build_model` (damping as dampers on the joints;
-        ``frictionloss`` kept as data, ``m.joints[j].friction``).
+        ``frictionloss`` kept as data, ``m.joints[j].friction``, and with
+        ``joint_friction=True`` exact Coulomb friction on the revolute joints).
     contacts : "feet" or list of str, optional
         Ground contacts (:func:`mechdae.robots.contacts.attach_contacts`) with
         ``contact_params`` ``restitution``, ``friction``, ``ground``.
@@ -391,4 +398,5 @@ def load_mjcf(path, floating_base=False, actuated=False, name=None, damping=True
     if floating_base:
         desc = _refloat(desc, f"MJCF file {os.fspath(path)!r}")
     return build_model(desc, floating_base=floating_base, actuated=actuated, name=name,
-                       damping=damping, contacts=contacts, **contact_params)
+                       damping=damping, joint_friction=joint_friction, contacts=contacts,
+                       **contact_params)
