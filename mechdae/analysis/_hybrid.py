@@ -52,12 +52,14 @@ class HybridSteps:
     sens : list of int
         Parameters (indices in ``system.p_names``) whose sensitivities the phases and
         impacts carry: the transition matrices are then those of ``(x, p_sens)``.
+    caller : str
+        The public call named in error messages.
     """
 
-    def __init__(self, system, pv, wv, rtol=1e-12, alpha=5.0, sens=()):
+    def __init__(self, system, pv, wv, rtol=1e-12, alpha=5.0, sens=(), caller="periodic_orbit"):
         from ..simulate._laws import contact_laws
         self.sy, self.pv, self.wv = system, np.asarray(pv, float), np.asarray(wv, float)
-        self.rtol, self.alpha = rtol, alpha
+        self.rtol, self.alpha, self.caller = rtol, alpha, caller
         self.sens = list(sens)
         self.e_n, self.e_t, self.mu = contact_laws(system, self.pv)
         self.params = dict(zip(system.p_names, self.pv))
@@ -207,13 +209,13 @@ class HybridSteps:
         for name, (ln, lt) in fl.mode.contact_multipliers(lam).items():
             i = self.sy.contact_names.index(name)
             if ln < 0.0:
-                raise ValueError(f"periodic_orbit: contact '{name}' of model '{self.sy.name}' "
+                raise ValueError(f"{self.caller}: contact '{name}' of model '{self.sy.name}' "
                                  f"lifts off at t = {t:.6g} s in a phase (normal force "
-                                 f"{ln:.4g}); orbits with lift-off transitions are not "
+                                 f"{ln:.4g}); lift-off transitions inside a phase are not "
                                  "followed (only impacts)")
             if lt and np.linalg.norm(lt) > self.mu[i] * ln * (1 + 1e-9):
-                raise ValueError(f"periodic_orbit: contact '{name}' of model '{self.sy.name}' "
-                                 f"starts to slip at t = {t:.6g} s; orbits with stick-slip "
+                raise ValueError(f"{self.caller}: contact '{name}' of model '{self.sy.name}' "
+                                 f"starts to slip at t = {t:.6g} s; stick-slip "
                                  "transitions are not followed (only impacts)")
 
     # ------------------------------------------------------------------ impacts
@@ -232,11 +234,11 @@ class HybridSteps:
         closed = [n for n, k in mode.items() if k != "open"]
         out = sy.impact(q, u, params=self.params, active=closed + [sy.contact_names[c]])
         if out.status != "unique":
-            raise ValueError(f"periodic_orbit: the impact of contact '{sy.contact_names[c]}' "
+            raise ValueError(f"{self.caller}: the impact of contact '{sy.contact_names[c]}' "
                              f"of model '{sy.name}' is {out.status}")
         active = tuple(sorted((n, k) for n, k in out.modes.items() if k != "separate"))
         if any(k == "slide" and self.mu[sy.contact_names.index(n)] != 0.0 for n, k in active):
-            raise ValueError(f"periodic_orbit: impact of model '{sy.name}' with sliding "
+            raise ValueError(f"{self.caller}: impact of model '{sy.name}' with sliding "
                              f"contacts {[n for n, k in active if k == 'slide']}: sliding "
                              "impacts are not followed (stick or frictionless only)")
         reset = self._resets.get(active)
@@ -245,13 +247,13 @@ class HybridSteps:
         try:
             xp, Dx, Dp = (np.array(a) for a in reset(x_minus, self._psv))
         except RuntimeError:
-            raise ValueError(f"periodic_orbit: the impact map of model '{sy.name}' with "
+            raise ValueError(f"{self.caller}: the impact map of model '{sy.name}' with "
                              f"active contacts {[n for n, _ in active]} is singular at this "
                              "state (redundant contact rows)") from None
         xp = xp.ravel()
         err = np.abs(xp[nq:] - out.v_plus_array).max()
         if err > 1e-8 * (1.0 + np.abs(u).max()):
-            raise ValueError(f"periodic_orbit: the impact of model '{sy.name}' at contact "
+            raise ValueError(f"{self.caller}: the impact of model '{sy.name}' at contact "
                              f"'{sy.contact_names[c]}' differs from the kernel's by {err:.3g} "
                              f"(active set {active}); not a Newton impact on fixed rows")
         mode_p = self.mode_of(xp, {n: "open" for n, k in out.modes.items()

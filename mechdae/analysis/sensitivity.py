@@ -79,7 +79,8 @@ def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
         raise ValueError(f"simulate(sensitivities=...): model '{sy.name}' depends explicitly "
                          "on time; only autonomous models are followed")
     _, wv = sy._pw(params, inputs, 0.0)
-    hy = HybridSteps(sy, np.asarray(res.params, float), wv, rtol=rtol, sens=pidx)
+    hy = HybridSteps(sy, np.asarray(res.params, float), wv, rtol=rtol, sens=pidx,
+                     caller="simulate(sensitivities=...)")
     nx = hy.nx
     X = np.zeros((hy.na, len(names)))
     for k, (kind, i) in enumerate(cols):
@@ -103,7 +104,6 @@ def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
         t0 += tau
         impacts.append((t0, sy.contact_names[c]))
         X, x, mode = jump.S @ Xm, jump.x, jump.mode
-    out[j:] = (Phi @ X)[:nx] if j < t.size else out[j:]
     _check_impacts(sy, res, impacts)
     sens = Sensitivities({n: {th: out[:, i, k] for k, th in enumerate(names)}
                           for i, n in enumerate(sy.q_names + sy.u_names)})
