@@ -137,7 +137,7 @@ def _warn(what, exc):
 
 
 def library(functions, compiled="auto", what="the model", flags=("-O2",),
-            jac_sparsity=False):
+            jac_sparsity=False, report=None):
     """Generated C of ``functions``, compiled once (cached by content hash) and loaded.
 
     Parameters
@@ -154,6 +154,10 @@ def library(functions, compiled="auto", what="the model", flags=("-O2",),
     jac_sparsity : bool
         Also generate the Jacobian sparsity patterns (``casadi.external`` reads them:
         finite-difference Jacobians then seed only the structurally coupled columns).
+    report : dict, optional
+        Where the reason is written (``report["interpreted"]``, a sentence) when None is
+        returned: ``compiled=False``, ``MECHDAE_CODEGEN=0``, a source past
+        :data:`MAX_SOURCE`, no working compiler.
 
     Returns
     -------
@@ -164,17 +168,23 @@ def library(functions, compiled="auto", what="the model", flags=("-O2",),
     OSError, RuntimeError
         With ``compiled=True`` when no compiler is found or compiling fails.
     """
-    if compiled is False or (compiled == "auto"
-                             and os.environ.get("MECHDAE_CODEGEN", "1") == "0"):
+    report = {} if report is None else report
+    if compiled is False:
+        report["interpreted"] = "compiled=False"
+        return None
+    if compiled == "auto" and os.environ.get("MECHDAE_CODEGEN", "1") == "0":
+        report["interpreted"] = "MECHDAE_CODEGEN=0"
         return None
     try:
         return _build(list(functions), tuple(flags), bool(jac_sparsity), compiled is True)
-    except _TooLarge:
+    except _TooLarge as exc:
+        report["interpreted"] = str(exc)
         return None
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         if compiled is True:
             raise
         _warn(what, exc)
+        report["interpreted"] = f"no working C compiler ({exc})"[:300]
         return None
 
 
@@ -483,14 +493,15 @@ def instruction_count(functions):
 def _build(functions, flags, jac_sparsity, forced=False):
     cmd = _compiler()
     limit = int(os.environ.get("MECHDAE_CODEGEN_MAX", MAX_SOURCE))
-    if not forced and _CHARS_PER_INSTRUCTION * instruction_count(functions) > limit:
-        raise _TooLarge()              # known too large: skip generating the source
+    n = instruction_count(functions)
+    if not forced and _CHARS_PER_INSTRUCTION * n > limit:
+        raise _TooLarge(_too_large(n, _CHARS_PER_INSTRUCTION * n, limit, "at least "))
     gen = ca.CodeGenerator("mdae_gen.c", dict(_OPTIONS))
     for f in functions:
         gen.add(f, jac_sparsity)
     src = gen.dump()
     if not forced and len(src) > limit:
-        raise _TooLarge()
+        raise _TooLarge(_too_large(n, len(src), limit))
     if len(src) > LARGE_SOURCE and "-O2" in flags:
         flags = tuple("-O1" if x == "-O2" else x for x in flags)
     h = hashlib.sha256()
@@ -510,6 +521,12 @@ def _build(functions, flags, jac_sparsity, forced=False):
         with _LOCK:
             _LOADED.add(so)
     return Library(so, key, functions)
+
+
+def _too_large(n, chars, limit, bound=""):
+    return (f"generated C of {n} instructions ({bound}{chars} characters) is past the "
+            f"limit of {limit} characters (MECHDAE_CODEGEN_MAX; compiled=True compiles it "
+            f"anyway): the C compiler's time would outweigh the run")
 
 
 def _compile(cmd, flags, src, d, so):

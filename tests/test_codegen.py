@@ -169,11 +169,13 @@ def test_smooth_runs_start_with_adams():
         assert s.simulate(0.2, q0=q0, **kw).stats.get("lmm") is None
 
 
-def test_stiff_mode_hands_adams_over_to_bdf():
-    """Overdamped oscillator x'' + c x' + k x = 0 (c = k = 1e6: modes -1 and -1e6): Adams'
-    functional iteration is held to steps ~1e-6 by the stiff mode, exceeds its step budget
-    in the first output interval, and BDF finishes the run: the closed form
-    x = a1 exp(s1 t) + a2 exp(s2 t) to 1e-7."""
+def test_stiff_mode_hands_adams_over_to_bdf(monkeypatch):
+    """Overdamped oscillator x'' + c x' + k x = 0 (c = k = 1e6: modes -1 and -1e6): the
+    stiffness test at the initial state finds the rate 1e6/s and BDF runs throughout
+    (issue 31); with the test off, Adams' functional iteration is held to steps ~1e-6 by the
+    stiff mode, exceeds its step budget in the first output interval, and BDF finishes
+    the run: the closed form x = a1 exp(s1 t) + a2 exp(s2 t) to 1e-7 both ways."""
+    from mechdae.simulate import stiffness
     m = md.Model("cg_stiff")
     x = m.coordinates("x")
     c = k = 1e6
@@ -181,10 +183,15 @@ def test_stiff_mode_hands_adams_over_to_bdf():
     m.potential_energy(0.5 * k * x ** 2)
     m.generalized_force(-c * md.der(x), x)
     s = m.compile()
-    r = s.simulate(1.0, q0={"x": 1.0}, compiled=False, n_out=11)
-    assert r.stats["lmm"] == "adams+bdf" and r.stats["nsteps"] < 2000
     s1, s2 = np.roots([1.0, c, k])
     a1, a2 = np.linalg.solve([[1.0, 1.0], [s1, s2]], [1.0, 0.0])
+    r = s.simulate(1.0, q0={"x": 1.0}, compiled=False, n_out=11)
+    assert r.stats["lmm"] == "bdf" and r.stats["nsteps"] < 2000
+    assert r.stats["decay_rate"] == pytest.approx(-min(s1, s2).real, rel=1e-3)
+    assert np.abs(r["x"] - (a1 * np.exp(s1 * r.t) + a2 * np.exp(s2 * r.t))).max() < 1e-7
+    monkeypatch.setattr(stiffness, "STIFF_RATE", np.inf)
+    r = s.simulate(1.0, q0={"x": 1.0}, compiled=False, n_out=11)
+    assert r.stats["lmm"] == "adams+bdf" and r.stats["nsteps"] < 2000
     assert np.abs(r["x"] - (a1 * np.exp(s1 * r.t) + a2 * np.exp(s2 * r.t))).max() < 1e-7
 
 

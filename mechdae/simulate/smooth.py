@@ -26,7 +26,7 @@ from . import singular as _singular
 from . import ledger as _ledger
 
 __all__ = ["simulate_smooth", "integrator_dae", "ode_function", "ode_library",
-           "stabilization_matrices"]
+           "stabilization_matrices", "code_stats"]
 
 
 def casadi_name(name):
@@ -101,15 +101,35 @@ def ode_library(system, specs, compiled="auto"):
     f = ca.Function(f"{casadi_name(system.name)}_ode", [dae["x"], dae["t"], dae["p"]],
                     [dae["ode"]], ["x", "t", "p"], ["ode"], _FD)
     lib = None
-    if compiled is not False and not any(kind == "a" for kind, _ in specs):
+    why = system.__dict__.setdefault("_ode_why", {})           # a cache: not pickled
+    report = why.setdefault((inputs_key(specs), compiled), {})
+    if compiled is False:
+        report["interpreted"] = "compiled=False"
+    elif any(kind == "a" for kind, _ in specs):
+        report["interpreted"] = "sampled inputs (their samples would be compiled in)"
+    else:
         try:
             lib = library([f], compiled=compiled, jac_sparsity=True,
-                          what=f"the right-hand side of '{system.name}'")
-        except RuntimeError:
+                          what=f"the right-hand side of '{system.name}'", report=report)
+        except RuntimeError as exc:
             if compiled is True:
                 raise
             lib = None       # an operation without C code (a Python callback input)
+            report["interpreted"] = f"an operation without C code ({exc})"[:300]
     return lib, f
+
+
+def code_stats(system, specs, compiled, nx):
+    """``{"compiled": bool}`` of a run's right-hand side and, when it runs interpreted
+    (the CasADi Function), ``"interpreted"``: why (:func:`mechdae.codegen.library`)."""
+    if not nx:
+        return {"compiled": False}
+    is_c = ode_function(system, specs, compiled)[1]
+    out = {"compiled": bool(is_c)}
+    if not is_c:
+        out["interpreted"] = system.__dict__.get("_ode_why", {}).get(
+            (inputs_key(specs), compiled), {}).get("interpreted", "unknown")
+    return out
 
 
 def _ode_function(system, specs, compiled):
@@ -162,6 +182,37 @@ _SCHEME_KEYS = ("linear_multistep_method", "nonlinear_solver_iteration", "newton
 def _adams_first(method, opts):
     """Whether the integration starts with Adams / functional iteration (see ADAMS)."""
     return method != "idas" and not any(k in opts for k in _SCHEME_KEYS)
+
+
+# BDF with Newton iteration, chosen for a stiff run (mechdae.simulate.stiffness); its
+# Newton matrices ``I - gamma J`` are factored by CSparse's sparse LU on the sparsity of J
+# that CasADi knows from the graph (J from finite differences over a colouring of it)
+BDF = dict(linear_multistep_method="bdf", nonlinear_solver_iteration="newton")
+LINEAR_SOLVER = "csparse"
+
+
+def _scheme(system, specs, x0, P, T, method, opts, compiled):
+    """``(opts, stats)``: the integrator options of the run and what the stats say of the
+    scheme. A run that would start with Adams (:func:`_adams_first`) is tested for
+    stiffness at its initial state (:mod:`mechdae.simulate.stiffness`) and runs BDF/Newton
+    throughout when stiff: ``stats["lmm"] = "bdf"``, ``stats["decay_rate"]`` the fastest
+    decay rate (1/s) found, ``stats["stiff"]``. A Newton iteration's sparse linear solver is
+    named in ``stats["linear_solver"]``."""
+    from .stiffness import STIFF_RATE, decay_rate, jacobian
+    out = {}
+    if x0.size and _adams_first(method, opts):
+        f, _ = ode_function(system, specs, compiled)
+        rate = decay_rate(jacobian(f, x0, 0.0, P, system._integrators))   # scaled time
+        out.update(decay_rate=rate / T, stiff=bool(rate > STIFF_RATE))
+        if rate > STIFF_RATE:
+            opts = dict(opts, **BDF)
+            out["lmm"] = "bdf"
+    newton = (method == "idas" or opts.get("nonlinear_solver_iteration", "newton") == "newton")
+    if x0.size and newton and opts.get("newton_scheme", "direct") == "direct":
+        opts = dict(opts)
+        opts.setdefault("linear_solver", LINEAR_SOLVER)
+        out["linear_solver"] = opts["linear_solver"]
+    return opts, out
 
 
 def _integrate_grid(system, specs, g, x0, P, method, rtol, atol, opts, compiled,
@@ -411,12 +462,17 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
     wc = constant_vector(specs)
     opts = dict(integrator_options or {})
     plugin = "idas" if method == "idas" else "cvodes"
+    opts, scheme = _scheme(system, specs, x0, _pack(system, t0, grid.t1 - t0, pv, H, K, wc),
+                           grid.t1 - t0, method, opts, compiled)
 
     def finish_stats(st):
         st = {k: v for k, v in st.items() if isinstance(v, (int, float, str, bool))}
         st["n_rhs"] = int(st.get("nfevals", st.get("nfevals_total", -1)))
         st["method"] = plugin
-        st["compiled"] = bool(x0.size) and ode_function(system, specs, compiled)[1]
+        st.update(scheme)
+        if st.get("lmm") == "adams":              # no Newton iteration ran
+            st.pop("linear_solver", None)
+        st.update(code_stats(system, specs, compiled, x0.size))
         st.update(rtol=rtol, atol=atol)
         return st
 
