@@ -215,3 +215,18 @@ def test_spherical_pendulum_quaternion_chart():
     ev = lin.eigenvalues
     np.testing.assert_allclose(np.sort(ev.imag), [-w, -w, 0.0, 0.0, w, w], atol=1e-9)
     np.testing.assert_allclose(ev.real, 0.0, atol=1e-12)
+
+
+def test_dc_motor_drive_general_equations_closed_form():
+    # components with general equations (the armature current a state of the electrical
+    # network): L i' = V - R i - k w, J_eff w' = k i - b_eff w (models/dc_motor_drive.py)
+    sys = md.load("models/dc_motor_drive.py").compile()
+    p = dict(zip(sys.p_names, sys.p_defaults))
+    r2 = p["gear.ratio"] ** 2
+    J, b = p["rotor.J"] + p["load.J"] / r2, p["bearing.d"] + p["friction.d"] / r2
+    R, L, k = p["R.R"], p["L.L"], p["emf.k"]
+    lin = sys.linearize(outputs=["L.i", "rotor.w"])
+    assert lin.x_names == ["rotor.phi", "rotor.w", "L.i"]
+    A = np.array([[0.0, 1.0, 0.0], [0.0, -b / J, k / J], [0.0, -k / L, -R / L]])
+    np.testing.assert_allclose(lin.A, A, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lin.C, [[0, 0, 1], [0, 1, 0]], atol=1e-14)
