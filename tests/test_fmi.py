@@ -217,11 +217,50 @@ def test_bad_input_is_refused_with_the_fix(tmp_path, maxwell, monkeypatch):
     assert not os.path.exists(tmp_path / "m.fmu")
 
 
-def test_model_with_contacts_is_refused(tmp_path):
+def test_co_simulation_of_contacts_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"has contacts \(floor\); Co-Simulation.*"
+                                         r"kind='model-exchange'"):
+        _ball().export_fmu(str(tmp_path / "ball.fmu"), kind="co-simulation")
+
+
+# ------------------------------------------------------------------ contacts: impacts inside
+def _ball(e=0.8):
     m = md.Model("ball")
-    y = m.coordinates("y", default=1.0)
+    y = m.coordinates("y", default=1.0, unit="m")
     m.kinetic_energy(0.5 * md.der(y) ** 2)
     m.potential_energy(9.81 * y)
-    m.contact("floor", gap=y, restitution=0.8)
-    with pytest.raises(ValueError, match="has contacts \\(floor\\)"):
-        m.compile().export_fmu(str(tmp_path / "ball.fmu"))
+    m.contact("floor", gap=y, restitution=e)
+    return m.compile()
+
+
+@pytest.mark.parametrize("version", [3, 2])
+def test_bouncing_ball_impact_times_match_the_closed_form(tmp_path, version):
+    """Dropped from 1 m onto the floor with e = 0.8: impact k at t_1 + (2 v_1 / g) sum_{j<k}
+    e^j, v_1 = sqrt(2 g h); the impacts accumulate at t_1 + (2 v_1 / g) e / (1 - e), where
+    the FMU (no persistent-contact mode) reports the accumulation and terminates."""
+    g, e, h = 9.81, 0.8, 1.0
+    s = _ball(e)
+    path = str(tmp_path / "ball.fmu")
+    s.export_fmu(path, fmi_version=version, stop_time=5.0)
+    assert validate_fmu(path) == []
+    md_ = fmpy.read_model_description(path)
+    assert "mdae_impact_solve" in md_.description
+    log = []
+    # the sequence amplifies errors ((1/e)^k): CVode at 1e-12 keeps 35 impacts within 1e-6 s
+    r = fmpy.simulate_fmu(path, stop_time=5.0, output_interval=0.01, relative_tolerance=1e-12,
+                          output=["y", "der(y)"], record_events=True,
+                          logger=lambda *a: log.append(a[-1].decode()))
+    t, v = np.asarray(r["time"]), np.asarray(r["der(y)"])
+    # impacts: rows recorded twice at an event, the speed jumping from down to up
+    k = np.where((np.diff(t) == 0) & (v[:-1] < 0) & (v[1:] > 0))[0]
+    t_imp = t[k]
+    t1, v1 = math.sqrt(2 * h / g), math.sqrt(2 * g * h)
+    n = np.arange(len(t_imp))
+    exact = t1 + 2 * v1 / g * np.cumsum(np.r_[0.0, e ** n[1:]])
+    assert len(t_imp) >= 35
+    np.testing.assert_allclose(t_imp[:35], exact[:35], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(v[k + 1][:35], v1 * e ** (n[:35] + 1), rtol=0, atol=1e-6 * v1)
+    assert np.min(r["y"]) > -1e-9                        # never through the floor
+    t_acc = t1 + 2 * v1 / g * e / (1 - e)
+    assert t_acc - 1e-3 < t[-1] <= t_acc + 1e-9
+    assert any("impacts accumulate" in m_ and "'floor'" in m_ for m_ in log)

@@ -11,8 +11,12 @@ Model Exchange FMUs hand ``f`` to the importer's integrator; Co-Simulation FMUs 
 mechdae's Runge-Kutta integrator (Dormand-Prince 8(5,3), csrc/mdae_ode.c) compiled in,
 inputs held over each communication step.
 
-Models with contacts are not exported yet (their impacts need the event handling of the
-contact kernels inside the FMU).
+Contacts (Model Exchange): the gaps are the FMU's event indicators; at an event the FMU
+solves the impact problem of the touching contacts with the contact kernel of mechdae's
+event engine compiled in (``mdae_impact_solve``: Newton's law, Coulomb friction, several
+contacts at once) and the speeds jump. The FMU has no persistent-contact mode yet: an
+accumulation of impacts (an approach slower than ``rest_velocity``) is reported through
+the FMI logger and ends the run (terminateSimulation).
 """
 import datetime
 import os
@@ -22,18 +26,21 @@ import uuid
 import numpy as np
 
 from ..._version import __version__
-from ._build import (compile_fmu, compiler, dependencies, model_functions, platform_dirs,
-                     start_vector, write_fmu, write_sources)
+from ._build import (compile_fmu, compiler, contact_functions, dependencies, model_functions,
+                     platform_dirs, start_vector, write_fmu, write_sources)
 from ._description import model_description
 from ._variables import legal_name, variable_table
 
 __all__ = ["export_fmu", "legal_name"]
 
 KINDS = ("model-exchange", "co-simulation")
+GAP_TOL = 1e-8
+"""A contact with gap <= GAP_TOL at an event is touching (as mechdae.contact.assembly)."""
 
 
 def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=None,
-               params=None, inputs=None, stop_time=1.0, rtol=1e-10, atol=1e-12):
+               params=None, inputs=None, stop_time=1.0, rtol=1e-10, atol=1e-12,
+               rest_velocity=1e-6):
     """Write ``system`` as an FMU (FMI 3.0 or 2.0, Model Exchange or Co-Simulation).
 
     Parameters
@@ -58,6 +65,10 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
         The DefaultExperiment's stop time (s).
     rtol, atol : float
         Tolerances of the Co-Simulation integrator (ignored for Model Exchange).
+    rest_velocity : float
+        Contacts: an impact slower than this (normal approach speed) marks an accumulation
+        of impacts; the FMU has no persistent-contact mode yet, so it reports the
+        accumulation through the FMI logger and asks the importer to terminate.
 
     Returns
     -------
@@ -82,10 +93,12 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
     >>> fmpy.simulate_fmu("plant.fmu", stop_time=2.0)                 # doctest: +SKIP
     """
     path = os.fspath(path)
-    _check_call(system, path, kind, fmi_version, rtol, atol, stop_time)
+    _check_call(system, path, kind, fmi_version, rtol, atol, stop_time, rest_velocity)
     x0, p0, w0 = _start_values(system, q0, v0, params, inputs)
     ode, out = model_functions(system)
     funcs = [ode] + ([out] if out is not None else [])
+    if system.contact_names:
+        funcs += list(contact_functions(system))
     ny = len(getattr(system, "output_names", []))
     sparsity = dict(ode=dependencies(ode, ode.size1_out(0)), out=dependencies(out, ny))
     units = _units(system)
@@ -105,7 +118,9 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
         os.mkdir(src)
         sources = write_sources(src, layout, funcs, token, kind, fmi_version,
                                 start_vector(layout, x0, p0, w0),
-                                dict(method=method, rtol=float(rtol), atol=float(atol)))
+                                dict(method=method, rtol=float(rtol), atol=float(atol),
+                                     gap_tol=GAP_TOL, rest_velocity=float(rest_velocity)),
+                                system)
         info["sources"] = sources
         lib = os.path.join(tmp, identifier + suffix)
         compile_fmu(cmd, src, sources, lib)
@@ -114,17 +129,21 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
     return path
 
 
-def _check_call(system, path, kind, fmi_version, rtol, atol, stop_time):
+def _check_call(system, path, kind, fmi_version, rtol, atol, stop_time, rest_velocity):
     where = f"export_fmu({path!r})"
     if kind not in KINDS:
         raise ValueError(f"{where}: kind={kind!r}; give 'model-exchange' or 'co-simulation'")
     if fmi_version not in (2, 3):
         raise ValueError(f"{where}: fmi_version={fmi_version!r}; give 3 (FMI 3.0) or 2 "
                          "(FMI 2.0)")
-    if system.contact_names:
+    if system.contact_names and kind == "co-simulation":
         raise ValueError(f"{where}: '{system.name}' has contacts "
-                         f"({', '.join(system.contact_names)}); FMUs of models with contacts "
-                         "are not exported yet: remove the contacts or simulate in mechdae")
+                         f"({', '.join(system.contact_names)}); Co-Simulation FMUs of models "
+                         "with contacts are not exported yet: export kind='model-exchange' "
+                         "(impacts at the FMU's event indicators) or simulate in mechdae")
+    if len(system.contact_names) and system.nv:
+        raise ValueError(f"{where}: '{system.name}' has contacts and general equations "
+                         f"({', '.join(system.v_names)}); their impacts are not exported yet")
     if not system.nq + system.nu + system.nv:
         raise ValueError(f"{where}: '{system.name}' has no states; an FMU of it would "
                          "integrate nothing")
@@ -134,7 +153,8 @@ def _check_call(system, path, kind, fmi_version, rtol, atol, stop_time):
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"{where}: the folder {folder!r} does not exist; create it "
                                 "first (os.makedirs) or write the FMU elsewhere")
-    for name, val in (("rtol", rtol), ("atol", atol), ("stop_time", stop_time)):
+    for name, val in (("rtol", rtol), ("atol", atol), ("stop_time", stop_time),
+                      ("rest_velocity", rest_velocity)):
         if not (np.isfinite(val) and val > 0):
             raise ValueError(f"{where}: {name}={val!r}; give a positive, finite number")
 
@@ -186,6 +206,10 @@ def _describe(system, kind, method, rtol, atol):
             f"({system.nq} coordinates, {system.nu} speeds, {system.nv} extra states, "
             f"{system.m + system.k} constraint rows stabilized with the compiled gains) "
             "as CasADi-generated C")
+    if system.contact_names:
+        text += (f"; contacts {', '.join(system.contact_names)}: gaps are event indicators, "
+                 "impacts solved at events by mechdae's mdae_impact_solve (Newton's law, "
+                 "Coulomb friction) compiled in; an accumulation of impacts terminates the run")
     if kind == "co-simulation":
         text += (f"; Co-Simulation steps: mechdae's {method.upper()} Runge-Kutta integrator "
                  f"(adaptive, rtol={rtol:g}, atol={atol:g}) compiled in, inputs held "

@@ -21,13 +21,14 @@ import zipfile
 import casadi as ca
 import numpy as np
 
-__all__ = ["model_functions", "dependencies", "platform_dirs", "compile_fmu", "write_fmu"]
+__all__ = ["model_functions", "contact_functions", "dependencies", "platform_dirs", "compile_fmu", "write_fmu"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 C_DIR = os.path.join(HERE, "c")
 INCLUDE_DIR = os.path.join(C_DIR, "include")
 CSRC_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "..", "csrc"))
 CS_SOURCES = ("mdae_ode.c", "mdae_rk.c", "mdae_status.c")
+CONTACT_SOURCES = ("mdae_contact.c", "mdae_lcp.c", "mdae_slide.c", "mdae_status.c")
 
 
 def model_functions(system):
@@ -50,6 +51,31 @@ def model_functions(system):
     y = system.functions["outputs"](q, u, v, hd, z, t, p, w, lam, ud)
     out = ca.Function("mdae_fmu_out", [x, t, p, w], [y], *names, ["y"])
     return ode, out
+
+
+def contact_functions(system):
+    """``(gap, impact)`` for a System with contacts: ``mdae_fmu_gap(x, t, p, w) -> (g, Wu)``
+    and
+    ``mdae_fmu_impact(x, t, p, w) -> (Wu, D, B, laws)``, the contact velocities, the
+    constrained Delassus matrix, the speed jump per unit impulse and ``(e_n, e_t, mu)`` per
+    contact, from the contact assembly the event engine and ``System.impact`` use
+    (:mod:`mechdae.contact.assembly`)."""
+    from ...contact.assembly import _assembler
+    asm = _assembler(system)
+    S = asm._sym
+    nq, nu = system.nq, system.nu
+    x, t = ca.MX.sym("x", nq + nu + system.nv), ca.MX.sym("t")
+    p, w = ca.MX.sym("p", len(system.p_names)), ca.MX.sym("w", len(system.w_names))
+    ins = [S[k] for k in ("q", "u", "v", "t", "p", "w")]
+    outs = [ca.densify(S["gap"]), ca.densify(S["Wu"]), ca.densify(S["D"]), ca.densify(S["B"]),
+            ca.densify(ca.MX(asm.law_sym))]
+    F = ca.Function("contact_terms", ins, outs)
+    g, Wu, D, B, laws = F(x[:nq], x[nq:nq + nu], x[nq + nu:], t, p, w)
+    names = ["x", "t", "p", "w"]
+    gap = ca.Function("mdae_fmu_gap", [x, t, p, w], [g, Wu], names, ["g", "Wu"])
+    impact = ca.Function("mdae_fmu_impact", [x, t, p, w], [Wu, D, B, laws], names,
+                         ["Wu", "D", "B", "laws"])
+    return gap, impact
 
 
 def dependencies(f, n_rows):
@@ -106,7 +132,30 @@ def compiler():
                       "environment variable to one, then export again") from None
 
 
-def _header(layout, functions, token, kind, start, cs_options):
+def _contact_lines(system, options):
+    """Contact layout of the header: rows per contact, names, tolerances."""
+    nc = len(system.contact_names)
+    lines = [f"#define MDAE_NC {nc}"]
+    if not nc:
+        return lines
+    rows = [1 + int(c["n_tangent"]) for c in system.contacts]
+    starts = np.cumsum([0] + rows)[:-1]
+    names = ", ".join('"' + n.replace("\\", "\\\\").replace('"', '\\"') + '"'
+                      for n in system.contact_names)
+    lines += [f"#define MDAE_NROWS {sum(rows)}",
+              f"#define MDAE_GAP_TOL {options['gap_tol']!r}",
+              f"#define MDAE_REST_VEL {options['rest_velocity']!r}",
+              f"static const int MDAE_CSTART[{nc}] = {{{', '.join(str(int(x)) for x in starts)}}};",
+              f"static const int MDAE_CROWS[{nc}] = {{{', '.join(str(r) for r in rows)}}};",
+              f"static const char *const MDAE_CNAME[{nc}] = {{{names}}};",
+              "int mdae_fmu_gap(const double **arg, double **res, long long *iw, double *w, "
+              "int mem);",
+              "int mdae_fmu_impact(const double **arg, double **res, long long *iw, double *w, "
+              "int mem);"]
+    return lines
+
+
+def _header(layout, functions, token, kind, start, cs_options, system):
     sz = [max(getattr(f, a)() for f in functions)
           for a in ("sz_arg", "sz_res", "sz_iw", "sz_w")]
     L = layout
@@ -115,7 +164,8 @@ def _header(layout, functions, token, kind, start, cs_options):
              "#ifndef MDAE_FMU_MODEL_H", "#define MDAE_FMU_MODEL_H", ""]
     for key in ("nx", "np", "nw", "ny"):
         lines.append(f"#define MDAE_{key.upper()} {L[key]}")
-    for key in ("VR_X", "VR_DX", "VR_P", "VR_W", "VR_Y"):
+    lines += [f"#define MDAE_NQ {system.nq}", f"#define MDAE_NU {system.nu}"]
+    for key in ("VR_X", "VR_DX", "VR_P", "VR_W", "VR_Y", "VR_G"):
         lines.append(f"#define MDAE_{key} {L[key]}")
     lines += [f"#define MDAE_NR {L['NR']}",
               f"#define MDAE_SZ_ARG {sz[0]}", f"#define MDAE_SZ_RES {sz[1]}",
@@ -133,7 +183,7 @@ def _header(layout, functions, token, kind, start, cs_options):
     if L["ny"]:
         lines.append("int mdae_fmu_out(const double **arg, double **res, long long *iw, "
                      "double *w, int mem);")
-    lines += ["", "#endif", ""]
+    lines += _contact_lines(system, cs_options) + ["", "#endif", ""]
     return "\n".join(lines)
 
 
@@ -148,7 +198,8 @@ def _local_headers(path, seen):
     return seen
 
 
-def write_sources(folder, layout, functions, token, kind, fmi_version, start, cs_options):
+def write_sources(folder, layout, functions, token, kind, fmi_version, start, cs_options,
+                  system):
     """Write every C source and header of the FMU into ``folder`` (flat); returns the
     names of the ``.c`` files (compiled in this order)."""
     gen = ca.CodeGenerator("mdae_fmu_model.c", {"casadi_int": "long long",
@@ -158,7 +209,7 @@ def write_sources(folder, layout, functions, token, kind, fmi_version, start, cs
     with open(os.path.join(folder, "mdae_fmu_model.c"), "w") as fh:
         fh.write(gen.dump())
     with open(os.path.join(folder, "mdae_fmu_model.h"), "w") as fh:
-        fh.write(_header(layout, functions, token, kind, start, cs_options))
+        fh.write(_header(layout, functions, token, kind, start, cs_options, system))
     api = f"mdae_fmi{fmi_version}.c"
     sources = ["mdae_fmu_model.c", "mdae_fmu_core.c", api]
     for name in ("mdae_fmu.h", "mdae_fmu_core.c", api):
@@ -167,19 +218,24 @@ def write_sources(folder, layout, functions, token, kind, fmi_version, start, cs
     for name in os.listdir(INCLUDE_DIR):
         if name.startswith(prefix):
             shutil.copy(os.path.join(INCLUDE_DIR, name), folder)
-    if kind == "co-simulation":
-        missing = [s for s in CS_SOURCES if not os.path.exists(os.path.join(CSRC_DIR, s))]
+    kernels = list(CS_SOURCES) if kind == "co-simulation" else []
+    if system.contact_names:
+        shutil.copy(os.path.join(C_DIR, "mdae_fmu_contact.c"), folder)
+        sources.append("mdae_fmu_contact.c")
+        kernels += [k for k in CONTACT_SOURCES if k not in kernels]
+    if kernels:
+        missing = [s for s in kernels if not os.path.exists(os.path.join(CSRC_DIR, s))]
         if missing:
-            raise OSError(f"export_fmu: kind='co-simulation' compiles mechdae's integrator "
-                          f"from csrc/ ({', '.join(missing)} not found in {CSRC_DIR}); "
-                          "install mechdae from its source tree (pip install -e .)")
+            raise OSError(f"export_fmu: the FMU compiles mechdae's C kernels from csrc/ "
+                          f"({', '.join(missing)} not found in {CSRC_DIR}); install mechdae "
+                          "from its source tree (pip install -e .)")
         headers = set()
-        for s in CS_SOURCES:
+        for s in kernels:
             shutil.copy(os.path.join(CSRC_DIR, s), folder)
             _local_headers(os.path.join(CSRC_DIR, s), headers)
         for h in sorted(headers):
             shutil.copy(os.path.join(CSRC_DIR, h), folder)
-        sources += list(CS_SOURCES)
+        sources += kernels
     return sources
 
 

@@ -35,13 +35,13 @@ def model_description(info, V, layout, fmi_version):
     return (_xml3 if fmi_version == 3 else _xml2)(info, V, layout, units)
 
 
-def _head(info, version, token_key):
+def _head(info, version, token_key, n_events=0):
     return ('<?xml version="1.0" encoding="UTF-8"?>\n<fmiModelDescription'
             + _attrs(fmiVersion=version, modelName=info["model_name"],
                      **{token_key: info["token"]}, description=info["description"],
                      generationTool=info["tool"], generationDateAndTime=info["date"],
                      variableNamingConvention="structured")
-            + (_attrs(numberOfEventIndicators=0) if version == "2.0" else "") + ">\n")
+            + (_attrs(numberOfEventIndicators=n_events) if version == "2.0" else "") + ">\n")
 
 
 def _units(units):
@@ -87,6 +87,9 @@ def _xml3(info, V, layout, units):
                    f"{_attrs(valueReference=d, dependencies=_dep3(by_vr[d]))}/>\n")
     for vr in _initial_unknowns(V, layout):
         out.append(f"    <InitialUnknown{_attrs(valueReference=vr)}/>\n")
+    for v in V:
+        if v.kind == "gap":
+            out.append(f"    <EventIndicator{_attrs(valueReference=v.vr)}/>\n")
     out.append("  </ModelStructure>\n</fmiModelDescription>\n")
     return "".join(out)
 
@@ -114,7 +117,7 @@ def _xml2(info, V, layout, units):
     else:
         iface = (f"  <CoSimulation{_attrs(**common, canHandleVariableCommunicationStepSize='true')}"
                  f">\n    <SourceFiles>\n{files}    </SourceFiles>\n  </CoSimulation>\n")
-    out = [_head(info, "2.0", "guid"), iface, _units(units), _experiment(info),
+    out = [_head(info, "2.0", "guid", sum(v.kind == "gap" for v in V)), iface, _units(units), _experiment(info),
            "  <ModelVariables>\n"]
     index = {v.vr: k + 1 for k, v in enumerate(V)}        # FMI 2: 1-based position
     for v in V:

@@ -9,6 +9,7 @@ value array (``c/mdae_fmu.h``)::
     ...               parameters p              parameter, tunable, initial exact
     ...               inputs w                  input, continuous
     ...               outputs y                 output, continuous, initial calculated
+    ...               contact gaps              local, continuous (the event indicators)
 
 Names follow FMI's "structured" convention: the System's dotted names stay as they are
 when each part is an identifier (``mass.s``, ``j4.frame_b.fx``); a part that is not is
@@ -184,9 +185,13 @@ def variable_table(system, x0, p0, w0, units, sparsity):
         V.append(Variable(legal_name(n), n, VR_Y + k, "output", "output", "continuous",
                           "calculated", unit=units.get(n),
                           depends=_deps(sparsity["out"][k], VR_X, VR_W)))
+    VR_G = VR_Y + ny
+    for k, n in enumerate(system.contact_names):
+        V.append(Variable(legal_name(f"{n}.gap"), f"gap({n})", VR_G + k, "gap", "local",
+                          "continuous", "calculated", unit=units.get(n)))
     _unique(V)
     layout = dict(nx=nx, np=npar, nw=nw, ny=ny, VR_X=VR_X, VR_DX=VR_DX, VR_P=VR_P, VR_W=VR_W,
-                  VR_Y=VR_Y, NR=VR_Y + ny, der_vr=der_vr)
+                  VR_Y=VR_Y, VR_G=VR_G, NR=VR_G + len(system.contact_names), der_vr=der_vr)
     return V, layout
 
 

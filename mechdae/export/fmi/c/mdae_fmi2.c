@@ -192,14 +192,19 @@ fmi2Status fmi2EnterEventMode(fmi2Component c) { (void)c; return fmi2OK; }
 
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info)
 {
+    int changed = 0, terminate = 0, st = MDAE_FMU_OK;
+#if MDAE_NC > 0
+    st = mdae_fmu_event(M, &changed, &terminate);
+#else
     (void)c;
+#endif
     info->newDiscreteStatesNeeded = fmi2False;
-    info->terminateSimulation = fmi2False;
+    info->terminateSimulation = terminate ? fmi2True : fmi2False;
     info->nominalsOfContinuousStatesChanged = fmi2False;
-    info->valuesOfContinuousStatesChanged = fmi2False;
+    info->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
     info->nextEventTimeDefined = fmi2False;
     info->nextEventTime = 0.0;
-    return fmi2OK;
+    return (fmi2Status)st;
 }
 
 fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) { (void)c; return fmi2OK; }
@@ -234,8 +239,7 @@ fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx
 
 fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni)
 {
-    (void)c; (void)eventIndicators;
-    return ni ? fmi2Error : fmi2OK;
+    return (fmi2Status)mdae_fmu_get_indicators(M, eventIndicators, ni);
 }
 
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)

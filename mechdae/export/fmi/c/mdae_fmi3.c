@@ -356,14 +356,19 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
                                     fmi3Boolean *nextEventTimeDefined,
                                     fmi3Float64 *nextEventTime)
 {
+    int changed = 0, terminate = 0, st = MDAE_FMU_OK;
+#if MDAE_NC > 0
+    st = mdae_fmu_event(M, &changed, &terminate);
+#else
     (void)instance;
+#endif
     *discreteStatesNeedUpdate = fmi3False;
-    *terminateSimulation = fmi3False;
+    *terminateSimulation = terminate ? fmi3True : fmi3False;
     *nominalsOfContinuousStatesChanged = fmi3False;
-    *valuesOfContinuousStatesChanged = fmi3False;
+    *valuesOfContinuousStatesChanged = changed ? fmi3True : fmi3False;
     *nextEventTimeDefined = fmi3False;
     *nextEventTime = 0.0;
-    return fmi3OK;
+    return (fmi3Status)st;
 }
 
 /* ------------------------------------------------------------------ Model Exchange */
@@ -402,8 +407,7 @@ fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 
 fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndicators[],
                                   size_t nEventIndicators)
 {
-    (void)instance; (void)eventIndicators;
-    return nEventIndicators ? fmi3Error : fmi3OK;
+    return (fmi3Status)mdae_fmu_get_indicators(M, eventIndicators, nEventIndicators);
 }
 
 fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuousStates[],
@@ -421,7 +425,7 @@ fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 
 fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
 {
     (void)instance;
-    *nEventIndicators = 0;
+    *nEventIndicators = MDAE_NC;
     return fmi3OK;
 }
 

@@ -8,6 +8,7 @@
  *   r[MDAE_VR_P  + i]         parameters p (tunable)                     i < MDAE_NP
  *   r[MDAE_VR_W  + i]         inputs w                                   i < MDAE_NW
  *   r[MDAE_VR_Y  + i]         outputs y = g(x, t, p, w)                  i < MDAE_NY
+ *   r[MDAE_VR_G  + i]         contact gaps (the event indicators)        i < MDAE_NC
  *
  * x' and y come from the CasADi-generated C of the System's stabilized index-1 right-hand
  * side (mdae_fmu_model.c, written at export with the sizes and start values in
@@ -46,6 +47,22 @@ typedef struct {
     double *ode_work;           /* Co-Simulation: the integrator's workspace              */
     double h_next;              /* Co-Simulation: the step size proposed for the next call */
     long n_steps, n_rhs;        /* Co-Simulation: integrator statistics                   */
+    long n_impacts;
+#if MDAE_NC > 0
+    /* contacts (mdae_fmu_contact.c): impact terms, the padded problem, its solution */
+    double cWu[MDAE_NROWS], cD[MDAE_NROWS * MDAE_NROWS], cB[MDAE_NU * MDAE_NROWS + 1];
+    double claws[3 * MDAE_NC];
+    double cDp[9 * MDAE_NC * MDAE_NC], cvp[3 * MDAE_NC], cP[3 * MDAE_NC],
+           cvplus[3 * MDAE_NC], cdT[1];
+    double ce_n[MDAE_NC], ce_t[MDAE_NC], cmu[MDAE_NC];
+    int cmodes[MDAE_NC];
+    double cvel[MDAE_NROWS];    /* contact velocities W u (+ w_t), evaluated with the gaps  */
+    int armed[MDAE_NC];         /* 1: the contact's event indicator is its gap; 0: it lifts
+                                   off after an impact, the indicator is its normal velocity
+                                   (re-armed at the apex, where it crosses zero)          */
+    double *cwork;
+    int *ciwork;
+#endif
 } mdae_fmu;
 
 mdae_fmu *mdae_fmu_new(const char *name, const char *token, int cs, mdae_fmu_log_fn log,
@@ -61,7 +78,14 @@ int mdae_fmu_set_states(mdae_fmu *m, const double *x, size_t n);
 int mdae_fmu_get_states(mdae_fmu *m, double *x, size_t n);
 int mdae_fmu_get_derivatives(mdae_fmu *m, double *dx, size_t n);
 int mdae_fmu_get_nominals(mdae_fmu *m, double *nominal, size_t n);
+int mdae_fmu_get_indicators(mdae_fmu *m, double *g, size_t n);
 int mdae_fmu_do_step(mdae_fmu *m, double t, double h);
+#if MDAE_NC > 0
+int mdae_fmu_contact_init(mdae_fmu *m);
+void mdae_fmu_contact_free(mdae_fmu *m);
+/* event update: impacts of the touching, approaching contacts (see mdae_fmu_contact.c) */
+int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate);
+#endif
 /* whole-state copies (get/set FMU state) */
 size_t mdae_fmu_state_size(void);
 void mdae_fmu_state_save(const mdae_fmu *m, double *buf);

@@ -27,7 +27,13 @@ void mdae_fmu_reset(mdae_fmu *m)
     m->dirty = 1;
     m->initializing = 1;
     m->h_next = 0.0;
-    m->n_steps = m->n_rhs = 0;
+    m->n_steps = m->n_rhs = m->n_impacts = 0;
+#if MDAE_NC > 0
+    {
+        int a;
+        for (a = 0; a < MDAE_NC; ++a) m->armed[a] = 1;
+    }
+#endif
 }
 
 mdae_fmu *mdae_fmu_new(const char *name, const char *token, int cs, mdae_fmu_log_fn log,
@@ -53,6 +59,10 @@ mdae_fmu *mdae_fmu_new(const char *name, const char *token, int cs, mdae_fmu_log
         if (!m->ode_work) { free(m); return NULL; }
     }
 #endif
+#if MDAE_NC > 0
+    if (mdae_fmu_contact_init(m)) { mdae_fmu_contact_free(m); free(m->ode_work); free(m);
+                                    return NULL; }
+#endif
     mdae_fmu_reset(m);
     return m;
 }
@@ -60,12 +70,17 @@ mdae_fmu *mdae_fmu_new(const char *name, const char *token, int cs, mdae_fmu_log
 void mdae_fmu_free(mdae_fmu *m)
 {
     if (!m) return;
+#if MDAE_NC > 0
+    mdae_fmu_contact_free(m);
+#endif
     free(m->ode_work);
     free(m);
 }
 
-/* x' = f(x, t, p, w) and y = g(x, t, p, w) at the instance's values */
-static int eval_at(mdae_fmu *m, const double *x, double t, double *dx, double *y)
+/* x' = f(x, t, p, w), y = g(x, t, p, w) and the gaps at the instance's values (y, gaps:
+ * when not NULL) */
+static int eval_at(mdae_fmu *m, const double *x, double t, double *dx, double *y,
+                   double *gaps)
 {
     m->arg[0] = x; m->arg[1] = &t; m->arg[2] = m->r + MDAE_VR_P; m->arg[3] = m->r + MDAE_VR_W;
     m->res[0] = dx;
@@ -80,6 +95,17 @@ static int eval_at(mdae_fmu *m, const double *x, double t, double *dx, double *y
 #else
     (void)y;
 #endif
+#if MDAE_NC > 0
+    if (gaps) {
+        m->arg[0] = x; m->arg[1] = &t; m->arg[2] = m->r + MDAE_VR_P;
+        m->arg[3] = m->r + MDAE_VR_W;
+        m->res[0] = gaps;
+        m->res[1] = m->cvel;
+        if (mdae_fmu_gap(m->arg, m->res, m->iw, m->w, 0)) return 1;
+    }
+#else
+    (void)gaps;
+#endif
     return 0;
 }
 
@@ -87,7 +113,8 @@ int mdae_fmu_eval(mdae_fmu *m)
 {
     int i;
     if (!m->dirty) return MDAE_FMU_OK;
-    if (eval_at(m, m->r + MDAE_VR_X, m->r[0], m->r + MDAE_VR_DX, m->r + MDAE_VR_Y)) {
+    if (eval_at(m, m->r + MDAE_VR_X, m->r[0], m->r + MDAE_VR_DX, m->r + MDAE_VR_Y,
+                m->r + MDAE_VR_G)) {
         mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError",
                       "evaluation of the model equations failed at t = %g", m->r[0]);
         return MDAE_FMU_ERROR;
@@ -179,6 +206,26 @@ int mdae_fmu_get_derivatives(mdae_fmu *m, double *dx, size_t n)
     return st;
 }
 
+int mdae_fmu_get_indicators(mdae_fmu *m, double *g, size_t n)
+{
+    int st;
+    if (n != MDAE_NC) {
+        mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError",
+                      "%zu event indicators asked for, the FMU has %d", n, MDAE_NC);
+        return MDAE_FMU_ERROR;
+    }
+    if (!n) return MDAE_FMU_OK;
+    st = mdae_fmu_eval(m);
+#if MDAE_NC > 0
+    if (st == MDAE_FMU_OK) {
+        size_t a;
+        for (a = 0; a < n; ++a)
+            g[a] = m->armed[a] ? m->r[MDAE_VR_G + a] : m->cvel[MDAE_CSTART[a]];
+    }
+#endif
+    return st;
+}
+
 int mdae_fmu_get_nominals(mdae_fmu *m, double *nominal, size_t n)
 {
     size_t i;
@@ -194,7 +241,7 @@ static int cs_rhs(void *ctx, const double **arg, double **res)
 {
     mdae_fmu *m = (mdae_fmu *)ctx;
     m->n_rhs++;
-    return eval_at(m, arg[0], arg[1][0], res[0], NULL);
+    return eval_at(m, arg[0], arg[1][0], res[0], NULL, NULL);
 }
 
 int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
@@ -249,17 +296,29 @@ int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
 }
 #endif
 
-size_t mdae_fmu_state_size(void) { return MDAE_NR + 1; }
+size_t mdae_fmu_state_size(void) { return MDAE_NR + 1 + MDAE_NC; }
 
 void mdae_fmu_state_save(const mdae_fmu *m, double *buf)
 {
     memcpy(buf, m->r, sizeof m->r);
     buf[MDAE_NR] = m->h_next;
+#if MDAE_NC > 0
+    {
+        int a;
+        for (a = 0; a < MDAE_NC; ++a) buf[MDAE_NR + 1 + a] = m->armed[a];
+    }
+#endif
 }
 
 void mdae_fmu_state_load(mdae_fmu *m, const double *buf)
 {
     memcpy(m->r, buf, sizeof m->r);
     m->h_next = buf[MDAE_NR];
+#if MDAE_NC > 0
+    {
+        int a;
+        for (a = 0; a < MDAE_NC; ++a) m->armed[a] = buf[MDAE_NR + 1 + a] != 0.0;
+    }
+#endif
     m->dirty = 1;
 }
