@@ -16,6 +16,7 @@ __all__ = ["Pin", "Ground", "Resistor", "Capacitor", "Inductor", "VoltageSource"
 
 class Pin(Connector):
     """Electrical pin: potential ``v`` (V), current ``i`` (A) into the component."""
+    units = {"v": "V", "i": "A"}
     potentials = ("v",)
     flows = ("i",)
     domain = "electrical"
@@ -25,6 +26,7 @@ class Pin(Connector):
 
 class _OnePort(Component):
     """Pins ``p``, ``n``; voltage drop ``v = p.v - n.v``."""
+    units = {"v": "V", "i": "A"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -55,6 +57,7 @@ class Ground(Component):
 
 class Resistor(_OnePort):
     """Ideal resistor ``v = R i``; ``LossPower = v i``."""
+    units = {"R": "Ohm", "LossPower": "W"}
 
     def __init__(self, name, R=1.0):
         super().__init__(name)
@@ -67,6 +70,7 @@ class Resistor(_OnePort):
 
 class Capacitor(_OnePort):
     """Ideal capacitor ``i = C der(v)``; state ``v``."""
+    units = {"C": "F"}
 
     def __init__(self, name, C=1.0, v=0.0):
         super().__init__(name)
@@ -78,6 +82,7 @@ class Capacitor(_OnePort):
 
 class Inductor(_OnePort):
     """Ideal inductor ``L der(i) = v``; state ``i``."""
+    units = {"L": "H"}
 
     def __init__(self, name, L=1.0, i=0.0):
         super().__init__(name)
@@ -92,6 +97,7 @@ class Inductor(_OnePort):
 class VoltageSource(_OnePort):
     """Voltage ``p.v - n.v = V`` (constant, expression or function of time); the current
     ``i`` flows from p to n through the source."""
+    units = {"V": "V"}
 
     def __init__(self, name, V=1.0):
         super().__init__(name)
@@ -106,6 +112,7 @@ class VoltageSource(_OnePort):
 class CurrentSource(_OnePort):
     """Current ``I`` (constant, expression or function of time) from p to n through the
     source."""
+    units = {"I": "A"}
 
     def __init__(self, name, I=1.0):
         super().__init__(name)
@@ -117,6 +124,7 @@ class CurrentSource(_OnePort):
 class EMF(Component):
     """Electromotive force: ``v = k w``, ``flange.tau = -k i`` (``w = der(flange.phi)``);
     converts electrical power ``v i`` into mechanical power ``tau w``."""
+    units = {"k": "N.m/A", "v": "V", "i": "A", "w": "rad/s", "tau": "N.m"}
 
     def __init__(self, name, k=1.0):
         super().__init__(name)
@@ -138,6 +146,7 @@ class EMF(Component):
 
 class VoltageSensor(Component):
     """Ideal voltmeter: output ``v = p.v - n.v`` (no current)."""
+    units = {"v": "V"}
 
     def __init__(self, name):
         super().__init__(name)

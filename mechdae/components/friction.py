@@ -116,6 +116,7 @@ class Stop(Component):
     >>> stop = m.add(tr.Stop("stop", s_max=0.1, e=0.8))
     >>> m.connect(mass.flange_b, stop.flange)
     """
+    units = {"s_min": "m", "s_max": "m", "e": "1", "s_rel": "m", "v_rel": "m/s"}
     _msl = False
 
     def __init__(self, name, s_min=-math.inf, s_max=math.inf, e=0.0):
@@ -182,6 +183,9 @@ class MassWithStopAndFriction(Component):
     s, v : float
         Default initial position and speed (states ``"<path>.s"``, ``"<path>.v"``).
     """
+    units = {"m": "kg", "L": "m", "g": "m/s2", "F_Coulomb": "N", "mu": "1", "s": "m",
+             "v": "m/s", "y": "m", "v_y": "m/s", "fn": "N", "F_prop": "N.s/m", "smin": "m",
+             "smax": "m", "e": "1"}
     _msl = True
 
     def __init__(self, name, m=1.0, L=0.0, smax=math.inf, smin=-math.inf, mu=None,
@@ -287,6 +291,8 @@ def _plate(comp, fn, tangent, mu, m_plate):
 
 class _Pressed(Component):
     """Brake and clutch: normal force ``fn = fn_max * f_normalized(t)``, coefficient ``mu``."""
+    units = {"f_normalized": "1", "fn_max": "N", "fn": "N", "mu": "1", "cgeo": "m",
+             "phi_rel": "rad", "w_rel": "rad/s", "phi": "rad", "w": "rad/s", "m_plate": "kg"}
 
     def _normal(self, fn_max, mu, mu_pos, peak, cgeo, f_normalized):
         path = type(self).__name__ + f" '{self.name}'"
@@ -422,6 +428,7 @@ class BearingFriction(_Housed):
     m_plate : float
         Mass of the virtual pressure plate (kg).
     """
+    units = {"tau_c": "N.m"}
 
     def __init__(self, name, tau_c=None, tau_pos=None, peak=1.0, m_plate=1e-3):
         super().__init__(name)

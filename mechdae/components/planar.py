@@ -61,6 +61,7 @@ class Frame(Connector):
     """Planar frame: position ``x, y`` and angle ``phi`` in the world; cut force ``fx, fy``
     (world-resolved) and torque ``tau`` about the frame origin, positive into the
     component."""
+    units = {"x": "m", "y": "m", "phi": "rad", "fx": "N", "fy": "N", "tau": "N.m"}
     potentials = ("x", "y", "phi")
     flows = ("fx", "fy", "tau")
     domain = "planar"
@@ -161,6 +162,7 @@ class World(Component):
     """The inertial frame (``frame`` at the origin, angle 0) and the gravity of the model:
     acceleration ``g`` (parameter ``"<path>.g"``) along the direction ``n`` (default
     ``(0, -1)``: -y). Every body of the model takes its weight from the one World."""
+    units = {"g": "m/s2", "n": "1"}
 
     def __init__(self, name, g=9.81, n=(0.0, -1.0)):
         super().__init__(name)
@@ -197,6 +199,7 @@ def _one_world(world, components, lib):
 class Fixed(Component):
     """A frame fixed in the world at ``r`` with angle ``phi`` (parameters ``"<path>.r[1]"``,
     ``"<path>.r[2]"``, ``"<path>.phi"``)."""
+    units = {"r": "m", "phi": "rad"}
 
     def __init__(self, name, r=(0.0, 0.0), phi=0.0):
         super().__init__(name)
@@ -214,6 +217,7 @@ class Fixed(Component):
 
 class FixedTranslation(Component):
     """Massless rigid rod: ``frame_b = frame_a + R(phi_a) r``, same angle."""
+    units = {"r": "m"}
 
     def __init__(self, name, r=(1.0, 0.0)):
         super().__init__(name)
@@ -235,6 +239,8 @@ class _Inertial(Component):
     of mass); its weight comes from the model's World. The constructor declares the
     parameters (:meth:`_declare`); the energies, flows and outputs are built by
     :meth:`_build_equations` when the generic flattening needs them."""
+    units = {"m": "kg", "I": "kg.m2", "r_cm": "m", "gravity": "m/s2", "r_cm_x": "m",
+             "r_cm_y": "m", "v_cm_x": "m/s", "v_cm_y": "m/s", "w": "rad/s"}
 
     def _declare(self, m, I, r_cm=(0.0, 0.0)):
         self._m = self.parameter("m", m)
@@ -304,6 +310,7 @@ class BodyShape(_Inertial):
     """Rigid body with two frames: ``frame_b = frame_a + R(phi_a) r``; center of mass at
     ``r_cm`` from ``frame_a`` (resolved in ``frame_a``), mass ``m``, moment of inertia ``I``
     about the center of mass."""
+    units = {"r": "m"}
 
     def __init__(self, name, r=(1.0, 0.0), r_cm=(0.5, 0.0), m=1.0, I=0.1):
         super().__init__(name)
@@ -350,6 +357,7 @@ class Revolute(_Joint):
     ``"<path>.phi"`` (speed ``"<path>.w"``). ``useAxisFlange=True`` adds rotational flanges
     ``axis`` (angle ``phi``) and ``support`` (fixed): a ``rotational.Torque`` on ``axis``
     drives the joint, a spring or damper between ``axis`` and ``support`` acts on ``phi``."""
+    units = {"phi": "rad", "w": "rad/s"}
 
     def __init__(self, name, phi0=0.0, w0=0.0, useAxisFlange=False, cut=False):
         super().__init__(name, cut)
@@ -373,6 +381,7 @@ class Prismatic(_Joint):
     direction resolved in ``frame_a``), coordinate ``"<path>.s"`` (speed ``"<path>.v"``),
     same angle. ``useAxisFlange=True`` adds translational flanges ``axis`` (at ``s``) and
     ``support`` (fixed)."""
+    units = {"r": "m", "s": "m", "v": "m/s"}
 
     def __init__(self, name, r=(1.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False, cut=False):
         super().__init__(name, cut)
@@ -399,6 +408,7 @@ class Free(_Joint):
     """Free planar motion of ``frame_b`` relative to ``frame_a``: coordinates
     ``"<path>.x"``, ``"<path>.y"`` (world-resolved displacement, speeds ``vx``, ``vy``) and
     ``"<path>.phi"`` (speed ``w``). A free body is ``World -> Free -> Body``."""
+    units = {"x": "m", "y": "m", "phi": "rad", "vx": "m/s", "vy": "m/s", "w": "rad/s"}
 
     def __init__(self, name, x0=0.0, y0=0.0, phi0=0.0, vx0=0.0, vy0=0.0, w0=0.0, cut=False):
         super().__init__(name, cut)
@@ -420,6 +430,8 @@ class _LineForce(Component):
     pulls the frames toward each other, as a stretched spring). Outputs ``s_rel``
     (distance), ``v_rel`` (its rate), ``f``. The direction is undefined when the origins
     coincide (``s_rel = 0``). The spatial library reuses it with its own frame."""
+    units = {"s_rel": "m", "v_rel": "m/s", "f": "N", "lossPower": "W", "c": "N/m",
+             "d": "N.s/m", "s_rel0": "m"}
     _frame = Frame
     _s0 = "s_rel0"                       # name of the unstretched length parameter
 
@@ -504,6 +516,7 @@ class Force(Component):
     """World-resolved force ``force = (fx, fy)`` on ``frame_b`` (at its origin): numbers
     (parameters ``"<path>.force[1]"``, ``"[2]"``), expressions, functions of t, or one
     function of t returning both."""
+    units = {"force": "N"}
 
     def __init__(self, name, force=(0.0, 0.0)):
         super().__init__(name)
@@ -515,6 +528,7 @@ class Force(Component):
 class Torque(Component):
     """Torque ``tau`` (number: parameter ``"<path>.tau"``, expression or function of t) on
     ``frame_b``, positive counter-clockwise."""
+    units = {"tau": "N.m"}
 
     def __init__(self, name, tau=0.0):
         super().__init__(name)
@@ -531,6 +545,7 @@ class PointLineContact(Component):
     ``(n_y, -n_x)``); Newton restitution ``e``, friction ``mu`` (``inf``: no sliding),
     tangential restitution ``e_t``. The frame must belong to a body; the contact force is
     read from ``res.contact_forces["<path>.contact"]``."""
+    units = {"r": "m", "p0": "m", "n": "1", "e": "1", "mu": "1", "e_t": "1", "gap": "m"}
 
     def __init__(self, name, r=(0.0, 0.0), p0=(0.0, 0.0), n=(0.0, 1.0), e=0.0, mu=0.0,
                  e_t=0.0):
@@ -569,6 +584,8 @@ class PointPointContact(Component):
     velocity is that of the material points in contact, ``t . (v_Pb - v_Pa)`` with
     ``t = (-n_y, n_x)``; restitution ``e``, friction ``mu``, tangential restitution ``e_t``.
     Undefined when the centers coincide."""
+    units = {"r_a": "m", "r_b": "m", "radius_a": "m", "radius_b": "m", "e": "1",
+             "mu": "1", "e_t": "1", "gap": "m"}
 
     def __init__(self, name, r_a=(0.0, 0.0), r_b=(0.0, 0.0), radius_a=0.0, radius_b=0.0,
                  e=0.0, mu=0.0, e_t=0.0):
@@ -610,6 +627,8 @@ class PointPointContact(Component):
 # ---------------------------------------------------------------------- sensors
 class _Relative(Component):
     _frame = Frame                       # the spatial sensors reuse this with their frame
+    units = {"phi_rel": "rad", "x_rel": "m", "y_rel": "m", "vx_rel": "m/s", "vy_rel": "m/s",
+             "w_rel": "rad/s", "r_rel": "m", "v_rel": "m/s"}
 
     def __init__(self, name, resolveInFrame="frame_a"):
         super().__init__(name)

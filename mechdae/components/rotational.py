@@ -17,6 +17,7 @@ __all__ = ["Flange", "Inertia", "Spring", "Damper", "SpringDamper", "Fixed", "To
 
 class Flange(Connector):
     """Rotational flange: angle ``phi`` (rad), cut torque ``tau`` (N m)."""
+    units = {"phi": "rad", "tau": "N.m"}
     potentials = ("phi",)
     flows = ("tau",)
     domain = "rotational"
@@ -33,6 +34,7 @@ def _shape(kind, comp, *flanges, **kw):
 class Inertia(LazyEquations, Component):
     """Rotor ``J phi'' = flange_a.tau + flange_b.tau``. Variables ``phi``, ``w`` (states),
     ``a``."""
+    units = {"J": "kg.m2", "phi": "rad", "w": "rad/s", "a": "rad/s2"}
     _template = True
 
     def __init__(self, name, J=1.0, phi=0.0, w=0.0):
@@ -57,6 +59,8 @@ class Inertia(LazyEquations, Component):
 class _Compliant(LazyEquations, Component):
     """Two flanges; ``phi_rel = flange_b.phi - flange_a.phi``, ``w_rel``, torque ``tau``
     (flange_b.tau)."""
+    units = {"phi_rel": "rad", "w_rel": "rad/s", "tau": "N.m", "c": "N.m/rad",
+             "phi_rel0": "rad", "d": "N.m.s/rad", "lossPower": "W"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -147,6 +151,7 @@ class SpringDamper(_Compliant):
 
 class Fixed(LazyEquations, Component):
     """Flange fixed at angle ``phi0``."""
+    units = {"phi0": "rad"}
     _template = True
 
     def __init__(self, name, phi0=0.0):
@@ -165,6 +170,7 @@ class Fixed(LazyEquations, Component):
 class Torque(LazyEquations, Component):
     """Torque ``tau`` (constant, expression or function of time) driving the flange in the
     positive direction (``flange.tau = -tau``)."""
+    units = {"tau": "N.m"}
 
     def __init__(self, name, tau=0.0):
         super().__init__(name)
@@ -179,6 +185,7 @@ class Torque(LazyEquations, Component):
 class IdealGear(Component):
     """Ideal gear ``flange_a.phi = ratio * flange_b.phi``; torques
     ``ratio * flange_a.tau + flange_b.tau = 0`` (no losses, no inertia)."""
+    units = {"ratio": "1", "phi_a": "rad", "phi_b": "rad"}
 
     def __init__(self, name, ratio=1.0):
         super().__init__(name)
@@ -197,6 +204,7 @@ class IdealGear(Component):
 class Position(Component):
     """Prescribed angle ``flange.phi = phi_ref(t)`` (a program constraint where the flange
     is also defined by an inertia)."""
+    units = {"phi_ref": "rad"}
 
     def __init__(self, name, phi_ref=0.0):
         super().__init__(name)
@@ -207,6 +215,7 @@ class Position(Component):
 
 class AngleSensor(Component):
     """Ideal sensor: output ``phi`` (no torque)."""
+    units = {"phi": "rad"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -216,6 +225,7 @@ class AngleSensor(Component):
 
 class SpeedSensor(Component):
     """Ideal sensor: output ``w = der(flange.phi)`` (no torque)."""
+    units = {"w": "rad/s"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -225,6 +235,7 @@ class SpeedSensor(Component):
 
 class TorqueSensor(Component):
     """Rigid connection measuring the torque ``tau = flange_a.tau`` transmitted a -> b."""
+    units = {"tau": "N.m"}
 
     def __init__(self, name):
         super().__init__(name)

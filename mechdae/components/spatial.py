@@ -110,6 +110,7 @@ class Frame(Connector):
     """Spatial frame: origin ``r`` and rotation ``R`` (frame -> world) in the world; cut force
     ``f`` and torque ``t`` (outputs ``"<frame>.f[i]"``, ``"<frame>.t[i]"``, resolved in the
     frame, positive into the component)."""
+    units = {"r": "m", "R": "1", "f": "N", "t": "N.m", "Fr": "N", "FR": "N.m"}
     potentials = ("r[1]", "r[2]", "r[3]") + tuple(_R_NAMES)
     flows = ("Fr[1]", "Fr[2]", "Fr[3]") + tuple("F" + n for n in _R_NAMES)
     domain = "spatial"
@@ -188,6 +189,7 @@ def _hinge_closure(a, b, n, phi):
 class World(Component):
     """The inertial frame (``frame`` at the origin, world axes) and the gravity of the model:
     acceleration ``g`` (parameter ``"<path>.g"``) along ``n`` (default ``(0, 0, -1)``)."""
+    units = {"g": "m/s2", "n": "1"}
 
     def __init__(self, name, g=9.81, n=(0.0, 0.0, -1.0)):
         super().__init__(name)
@@ -212,6 +214,7 @@ class World(Component):
 
 class Fixed(Component):
     """A frame fixed in the world at ``r``, rotated by ``angle`` (parameter) about ``n``."""
+    units = {"r": "m", "n": "1", "angle": "rad"}
 
     def __init__(self, name, r=(0.0, 0.0, 0.0), n=(0.0, 0.0, 1.0), angle=0.0):
         super().__init__(name)
@@ -230,6 +233,7 @@ class Fixed(Component):
 
 class FixedTranslation(Component):
     """Massless rigid rod: ``frame_b`` at ``r`` from ``frame_a`` (in frame_a), same axes."""
+    units = {"r": "m"}
 
     def __init__(self, name, r=(1.0, 0.0, 0.0)):
         super().__init__(name)
@@ -248,6 +252,7 @@ class FixedTranslation(Component):
 class FixedRotation(Component):
     """Massless rigid element: ``frame_b`` at ``r`` from ``frame_a``, rotated by ``angle``
     (parameter) about ``n`` (resolved in frame_a)."""
+    units = {"r": "m", "n": "1", "angle": "rad"}
 
     def __init__(self, name, r=(0.0, 0.0, 0.0), n=(0.0, 0.0, 1.0), angle=0.0):
         super().__init__(name)
@@ -298,6 +303,9 @@ class _Inertial(Component):
     about the center of mass in frame_a axes; weight from the model's World. The constructor
     declares the parameters; the energies, flows and outputs are built by
     :meth:`_build_equations` when the generic flattening needs them."""
+    units = {"m": "kg", "I": "kg.m2", "I_11": "kg.m2", "I_22": "kg.m2", "I_33": "kg.m2",
+             "I_21": "kg.m2", "I_31": "kg.m2", "I_32": "kg.m2", "r_cm": "m", "gravity": "m/s2",
+             "r_cm_0": "m", "v_cm_0": "m/s", "w_a": "rad/s", "r": "m"}
 
     def _declare(self, m, I, r_cm):
         self._m = self.parameter("m", m)
@@ -430,6 +438,8 @@ class BodyCylinder(BodyShape):
 class _Joint(_pl._Joint):
     """The planar joint base (frames, ``cut=True``, drive flanges) on spatial frames."""
     _frame = Frame
+    units = {"q0": "1", "q1": "1", "q2": "1", "q3": "1", "wx": "rad/s", "wy": "rad/s",
+             "wz": "rad/s", "x": "m", "y": "m", "z": "m", "vx": "m/s", "vy": "m/s", "vz": "m/s"}
 
     def _quaternion(self, n, angle0, w0):
         """Quaternion coordinates ``q0..q3`` (start: rotation by ``angle0`` about ``n``) and
@@ -453,6 +463,7 @@ class Revolute(_Joint):
     """Revolute joint about the axis ``n`` (resolved in frame_a, right-hand rule): coordinate
     ``"<path>.phi"`` (speed ``"<path>.w"``). ``useAxisFlange=True`` adds rotational flanges
     ``axis`` and ``support`` for drives, springs and dampers on ``phi``."""
+    units = {"n": "1", "phi": "rad", "w": "rad/s"}
 
     def __init__(self, name, n=(0.0, 0.0, 1.0), phi0=0.0, w0=0.0, useAxisFlange=False, cut=False):
         super().__init__(name, cut)
@@ -475,6 +486,7 @@ class Revolute(_Joint):
 class Prismatic(_Joint):
     """Prismatic joint along ``n`` (in frame_a): coordinate ``"<path>.s"`` (speed
     ``"<path>.v"``); ``useAxisFlange=True`` adds translational flanges."""
+    units = {"n": "1", "s": "m", "v": "m/s"}
 
     def __init__(self, name, n=(1.0, 0.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False, cut=False):
         super().__init__(name, cut)
@@ -494,6 +506,7 @@ class Prismatic(_Joint):
 
 class Cylindrical(_Joint):
     """Translation ``"<path>.s"`` along and rotation ``"<path>.phi"`` about ``n``."""
+    units = {"n": "1", "s": "m", "v": "m/s", "phi": "rad", "w": "rad/s"}
 
     def __init__(self, name, n=(1.0, 0.0, 0.0), s0=0.0, v0=0.0, phi0=0.0, w0=0.0, cut=False):
         super().__init__(name, cut)
@@ -514,6 +527,7 @@ class Cylindrical(_Joint):
 class Universal(_Joint):
     """Universal (Cardan) joint: rotation ``"<path>.phi_a"`` about ``n_a`` (frame_a), then
     ``"<path>.phi_b"`` about ``n_b`` (the rotated frame); ``n_a`` and ``n_b`` orthogonal."""
+    units = {"phi_a": "rad", "phi_b": "rad", "w_a": "rad/s", "w_b": "rad/s"}
 
     def __init__(self, name, n_a=(1.0, 0.0, 0.0), n_b=(0.0, 1.0, 0.0), phi_a0=0.0, phi_b0=0.0,
                  w_a0=0.0, w_b0=0.0, cut=False):
@@ -571,6 +585,7 @@ class FreeMotion(_Joint):
 # ---------------------------------------------------------------------- force elements
 class _Line:
     """The planar line-force elements on spatial frames (MSL's ``s_unstretched``)."""
+    units = {"s_unstretched": "m"}
     _frame = Frame
     _s0 = "s_unstretched"
 
@@ -606,6 +621,7 @@ class WorldForce(Component):
     """Force ``force = (fx, fy, fz)`` on ``frame_b`` at its origin, resolved in the world
     (``resolveInFrame="world"``) or in frame_b (``"frame_b"``): numbers (parameters
     ``"<path>.force[i]"``), expressions or functions of t."""
+    units = {"force": "N"}
 
     def __init__(self, name, force=(0.0, 0.0, 0.0), resolveInFrame="world"):
         super().__init__(name)
@@ -618,6 +634,7 @@ class WorldForce(Component):
 class WorldTorque(Component):
     """Torque ``torque = (tx, ty, tz)`` on ``frame_b``, resolved in the world or in
     frame_b (``resolveInFrame``)."""
+    units = {"torque": "N.m"}
 
     def __init__(self, name, torque=(0.0, 0.0, 0.0), resolveInFrame="world"):
         super().__init__(name)
@@ -644,6 +661,8 @@ class PointPlaneContact(Component):
     directions (``t1``, ``t2 = n x t1``) whose velocities are those of the material point
     of contact (``v_c + w x (-radius n)``); restitution ``e``, friction ``mu`` (``inf``: no
     sliding), tangential restitution ``e_t``."""
+    units = {"r": "m", "radius": "m", "p0": "m", "n": "1", "e": "1", "mu": "1", "e_t": "1",
+             "gap": "m"}
 
     def __init__(self, name, r=(0.0, 0.0, 0.0), radius=0.0, p0=(0.0, 0.0, 0.0),
                  n=(0.0, 0.0, 1.0), e=0.0, mu=0.0, e_t=0.0):
@@ -686,6 +705,8 @@ class PointPointContact(Component):
     two bodies in space needs a tangent basis that turns with the line of centers, which no
     one smooth choice gives everywhere: ``mu`` other than 0 is refused (use
     :class:`PointPlaneContact` for a body on a surface)."""
+    units = {"r_a": "m", "r_b": "m", "radius_a": "m", "radius_b": "m", "e": "1", "mu": "1",
+             "gap": "m"}
 
     def __init__(self, name, r_a=(0.0, 0.0, 0.0), r_b=(0.0, 0.0, 0.0), radius_a=0.0,
                  radius_b=0.0, e=0.0, mu=0.0):
@@ -744,6 +765,7 @@ class RelativeVelocity(_Relative):
 
 class RelativeAngularVelocity(_Relative):
     """Outputs ``w_rel[i]``: angular velocity of frame_b relative to frame_a."""
+    units = {"w_rel": "rad/s"}
 
     def __init__(self, name, resolveInFrame="frame_a"):
         super().__init__(name, resolveInFrame)

@@ -16,6 +16,7 @@ __all__ = ["Flange", "Mass", "Spring", "Damper", "SpringDamper", "Fixed", "Force
 
 class Flange(Connector):
     """Translational flange: position ``s`` (m), cut force ``f`` (N)."""
+    units = {"s": "m", "f": "N"}
     potentials = ("s",)
     flows = ("f",)
     domain = "translational"
@@ -32,6 +33,7 @@ def _shape(kind, comp, *flanges, **kw):
 class Mass(LazyEquations, Component):
     """Sliding mass of length ``L``: ``m s'' = flange_a.f + flange_b.f``; flanges at
     ``s -+ L/2``. Variables ``s``, ``v`` (states), ``a``."""
+    units = {"m": "kg", "L": "m", "s": "m", "v": "m/s", "a": "m/s2"}
     _template = True
 
     def __init__(self, name, m=1.0, L=0.0, s=0.0, v=0.0):
@@ -56,6 +58,8 @@ class Mass(LazyEquations, Component):
 
 class _Compliant(LazyEquations, Component):
     """Two flanges; ``s_rel = flange_b.s - flange_a.s``, ``v_rel``, force ``f`` (flange_b.f)."""
+    units = {"s_rel": "m", "v_rel": "m/s", "f": "N", "c": "N/m", "s_rel0": "m", "d": "N.s/m",
+             "lossPower": "W"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -148,6 +152,7 @@ class SpringDamper(_Compliant):
 
 class Fixed(LazyEquations, Component):
     """Flange fixed at ``s0``."""
+    units = {"s0": "m"}
     _template = True
 
     def __init__(self, name, s0=0.0):
@@ -166,6 +171,7 @@ class Fixed(LazyEquations, Component):
 class Force(LazyEquations, Component):
     """Force ``f`` (a constant, an expression or a function of time ``f(t)``) acting on the
     flange in the positive direction (``flange.f = -f``)."""
+    units = {"f": "N"}
 
     def __init__(self, name, f=0.0):
         super().__init__(name)
@@ -180,6 +186,7 @@ class Force(LazyEquations, Component):
 class Position(Component):
     """Prescribed position ``flange.s = s_ref(t)`` (a program constraint where the flange is
     also defined by a mass: stabilized like every holonomic constraint)."""
+    units = {"s_ref": "m"}
 
     def __init__(self, name, s_ref=0.0):
         super().__init__(name)
@@ -190,6 +197,7 @@ class Position(Component):
 
 class PositionSensor(Component):
     """Ideal sensor: output ``s`` of the flange (no force)."""
+    units = {"s": "m"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -199,6 +207,7 @@ class PositionSensor(Component):
 
 class SpeedSensor(Component):
     """Ideal sensor: output ``v = der(flange.s)`` (no force)."""
+    units = {"v": "m/s"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -208,6 +217,7 @@ class SpeedSensor(Component):
 
 class ForceSensor(Component):
     """Rigid connection measuring the force ``f = flange_a.f`` transmitted from a to b."""
+    units = {"f": "N"}
 
     def __init__(self, name):
         super().__init__(name)

@@ -118,7 +118,8 @@ def plot_result(res, path=None, names=None, show=False):
         axes[0].plot(t, res[n], label=n if len(units) == 1 else label(res, n))
     (u,) = units if len(units) == 1 else (None,)
     what = "coordinates" if all(n in res.names["q"] for n in names) else "series"
-    axes[0].set_ylabel(f"{what} ({u})" if u else what)
+    axes[0].set_ylabel(label(res, names[0]) if len(names) == 1 else
+                       f"{what} ({u})" if u else what)
     axes[0].set_title(res.name)
     i = 1
     if res.residuals:

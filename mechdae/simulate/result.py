@@ -275,10 +275,21 @@ class Result:
 
     @property
     def units(self):
-        """Units by name: the model's declarations (``Model.coordinates(..., unit=)``,
-        ``parameter(unit=)``), or those stored in the file a Result was loaded from."""
+        """Units by name: the SI units of component variables and parameters (stated by
+        each component class, :mod:`mechdae.components.units`), the model's declarations
+        (``Model.coordinates(..., unit=)``, ``parameter(unit=)``), or those stored in the
+        file a Result was loaded from."""
         model = getattr(self.system, "parent", None)
-        out = dict(getattr(model, "units", None) or {})
+        out = {}
+        if getattr(model, "components", None):
+            # the SI units each component class states (mechdae.components.units)
+            cached = self.__dict__.get("_component_units")
+            if cached is None:
+                from ..components.units import component_units
+                names = self.keys() + list(getattr(self.system, "p_names", []))
+                cached = self.__dict__["_component_units"] = component_units(model, names)
+            out.update(cached)
+        out.update(getattr(model, "units", None) or {})
         out.update(self.__dict__.get("_units") or {})
         return out
 
