@@ -164,3 +164,6 @@ class CurrentSensor(_OnePort):
         self.equation(self.vdrop == 0, name="v")
         self.flow(self.p, i)
         self.flow(self.n, -i)
+
+from ._msl_exports import export as _msl_export  # noqa: E402
+__all__ += _msl_export(globals(), "electrical")
