@@ -37,7 +37,9 @@ def closed_contacts(system, q, u, t, pv, contacts=None, tol=1e-9):
 
     Contacts named in ``contacts`` take the mode given there; the others are closed when
     their gap is within ``tol`` (scaled) of zero and their normal velocity too (an
-    approaching contact is at an impact, a separating one opens), sticking when their tangential velocity is zero (``tol``) and sliding otherwise.
+    approaching contact is at an impact, a separating one opens); closed ones stick when
+    their tangential velocity is zero (``tol``) or their friction infinite, and slide
+    otherwise (always when frictionless).
     """
     given = dict(contacts or {})
     bad = [n for n in given if n not in system.contact_names]

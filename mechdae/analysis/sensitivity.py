@@ -147,8 +147,9 @@ def _check_impacts(sy, res, impacts):
         a[1] == b[1] and abs(a[0] - b[0]) <= 1e-6 * (1.0 + abs(a[0])) for a, b in zip(run, impacts))
     other = sorted({e.kind for e in res.events} - {"impact", "liftoff", "stick"})
     if not ok or other:
+        extra = f" and {', '.join(other)} events" if other else ""
         raise ValueError(f"simulate(sensitivities=...): the run of model '{sy.name}' has "
-                         f"{len(run)} impacts{' and ' + ', '.join(other) + ' events' if other else ''}"
-                         f", the variational integration followed {len(impacts)} impacts; "
+                         f"{len(run)} impacts{extra}, the variational integration followed "
+                         f"{len(impacts)} impacts; "
                          "sensitivities through other transitions (accumulation, slip, "
                          "lift-off in a phase) are not computed")

@@ -93,7 +93,6 @@ def trim(system, q=None, v=None, inputs=None, free=(), params=None, t=0.0, conta
     sy = system
     qa, ua, va, _, _ = sy.state_arrays(q, v)
     inputs = dict(inputs or {})
-    idx = sy._name_index()
     slots = _slots(sy, free, inputs)
     for n, (kind, _) in zip(free, slots):
         if kind == "w":
@@ -119,7 +118,8 @@ def trim(system, q=None, v=None, inputs=None, free=(), params=None, t=0.0, conta
     return Trim(system=sy, q=dict(zip(sy.q_names, qa)), v=dict(zip(sy.u_names, ua)),
                 inputs={**inputs, **{n: float(wv[i]) for n, (k, i) in zip(free, slots)
                                      if k == "w"}},
-                free={n: float(x_) for n, x_ in zip(free, xk)}, residual=float(np.abs(Rk).max(initial=0.0)),
+                free={n: float(x_) for n, x_ in zip(free, xk)},
+                residual=float(np.abs(Rk).max(initial=0.0)),
                 residuals=dict(zip(names, Rk)), iterations=it, mode=dict(mode.mode),
                 contact_forces=mode.contact_multipliers(lam) if lam.size else {},
                 params=params, t=t)
