@@ -125,3 +125,16 @@ def test_bouncing_ball_impact_times_sensitivity_to_e_and_height():
     np.testing.assert_allclose(S["y"]["e"][res.t < t1], 0.0, atol=1e-12)
     with pytest.raises(ValueError, match="'nope'"):
         ball.simulate(1.0, q0={"y": R + h}, method="event", sensitivities=["nope"])
+
+
+def test_rimless_wheel_section_at_a_named_contact(wheel):
+    # a guess in mid-stance on spoke 0; section: just after spoke 3 lands (th = 5 alpha)
+    a = math.pi / 8
+    w = 1.1 * rw.fixed_point()
+    q0 = {"x": 0.0, "y": 1.0, "th": 0.0}
+    v0 = {"x": w, "y": 0.0, "th": w}
+    orb = wheel.periodic_orbit(q=q0, v=v0, period=rw.step_time(), section="spoke3",
+                               shift={"th": 2 * a}, cyclic=["x"])
+    np.testing.assert_allclose(orb.q["th"], 5 * a, atol=1e-9)
+    np.testing.assert_allclose(orb.v["der(th)"], rw.fixed_point(), rtol=1e-8)
+    assert orb.mode["spoke3"] == "stick" and orb.impacts[0][1] == "spoke4"
