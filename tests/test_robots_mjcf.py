@@ -168,6 +168,31 @@ def test_mass_matrix_and_bias_are_mujocos(path):
         np.testing.assert_allclose(terms["h"][ui], h, rtol=0, atol=1e-9 * np.abs(h).max())
 
 
+@pytest.mark.parametrize("robot", ["panda", "g1"])
+def test_urdf_robots_written_as_mjcf_by_mujoco(robot, tmp_path):
+    """Part U's URDF robots (example-robot-data: the Panda arm, the Unitree G1 humanoid with
+    29 joints on a free pelvis) compiled by MuJoCo and written out as MJCF (MjSpec.to_xml),
+    read back by load_mjcf: kinematics, inertias, M and h against MuJoCo's. (ANYmal B's
+    URDF is refused by MuJoCo itself: its base inertia is not positive definite.) The
+    Panda's finger <mimic> comes back as a joint <equality>: kept as a mimic, warned."""
+    spec = mujoco.MjSpec.from_file(os.path.join(DATA, f"{robot}.urdf"))
+    if robot == "g1":
+        spec.worldbody.first_body().add_freejoint(name="root")
+    spec.compile()
+    path = str(tmp_path / f"{robot}.xml")
+    with open(path, "w") as f:
+        f.write(spec.to_xml())
+    if robot == "panda":
+        J = {j.name: j for j in description_from_mjcf(path).joints}
+        assert J["panda_finger_joint2"].mimic == {"joint": "panda_finger_joint1",
+                                                  "multiplier": 1.0, "offset": 0.0}
+        with pytest.warns(ModelWarning, match="'panda_finger_joint2' mimics"):
+            test_mass_matrix_and_bias_are_mujocos(path)
+    else:
+        test_mass_matrix_and_bias_are_mujocos(path)
+    test_description_kinematics_and_inertias_are_mujocos(path)
+
+
 def test_arm_on_a_floating_base():
     """floating_base=True puts a FreeMotion 'base' between the World and the arm's base."""
     sys_ = load_mjcf(ARM, floating_base=True).compile(stabilization=None)
@@ -324,6 +349,7 @@ def test_quadruped_standing_on_four_frictional_feet(quadruped):
     assert np.abs(res.v).max() < 1e-11
 
 
+@pytest.mark.slow         # ~8 s alone (mode searches at the 4-foot closure), 30 s loaded
 def test_quadruped_dropped_from_10_cm_lands_and_sticks(quadruped):
     """Event method: free fall for sqrt(2 h / g), four plastic impacts at that instant whose
     normal impulses sum to m sqrt(2 g h) (the legs are straight: the impact stops the

@@ -100,18 +100,32 @@ def _compile(path):
     return mujoco, mj
 
 
-def _check_loops(mj, mujoco, path):
-    """Equality constraints close kinematic loops (or couple joints): refused, naming each."""
-    problems = []
+def _equalities(mj, mujoco, jnames, path):
+    """MuJoCo's equality constraints: a joint coupling ``q1 = offset + multiplier q2`` is a
+    mimic (kept as data, ``Joint.mimic``, as a URDF ``<mimic>``: MuJoCo writes one for it);
+    any other (``connect``, ``weld``: a closed kinematic loop; a nonlinear or one-joint
+    coupling; tendon, flex) is refused, naming each. Returns ``{joint id: mimic dict}``."""
+    problems, mimic = [], {}
     for e in range(mj.neq):
         kind = _EQ_KINDS.get(int(mj.eq_type[e]), str(int(mj.eq_type[e])))
         name = mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_EQUALITY, e) or f"equality{e}"
-        problems.append(f"MJCF file {path!r}: <equality> '{name}' ({kind}) closes a kinematic "
-                        "loop or couples joints; robot files are read as trees: remove it and "
-                        "close the loop with a cut joint of the spatial library "
-                        "(Revolute(..., cut=True)) on the built Model")
+        a, b = int(mj.eq_obj1id[e]), int(mj.eq_obj2id[e])
+        data = np.asarray(mj.eq_data[e], float)
+        if kind == "joint" and b >= 0 and not np.any(data[2:5]):
+            # MuJoCo: q_a - q0_a = c0 + c1 (q_b - q0_b), q0 the reference positions
+            q0a, q0b = (float(mj.qpos0[int(mj.jnt_qposadr[k])]) for k in (a, b))
+            mimic[a] = dict(joint=jnames[b], multiplier=float(data[1]),
+                            offset=float(data[0]) + q0a - float(data[1]) * q0b)
+            continue
+        what = ("closes a kinematic loop" if kind in ("connect", "weld") else
+                "couples joints in a way a robot description does not carry")
+        problems.append(f"MJCF file {path!r}: <equality> '{name}' ({kind}) {what}; robot "
+                        "files are read as trees: remove it and add the constraint on the "
+                        "built Model (a cut joint of the spatial library, "
+                        "Revolute(..., cut=True), or m.holonomic)")
     if problems:
         raise ModelError(problems)
+    return mimic
 
 
 def _check_unsupported(mj, jnames, bnames, path):
@@ -205,7 +219,7 @@ def _link(mj, b, name, shift, gnames, folder):
     return link
 
 
-def _joint_record(mj, j, name, parent, child, origin):
+def _joint_record(mj, j, name, parent, child, origin, mimic=None):
     """One MuJoCo joint as a description Joint (type, axis, limits, losses)."""
     kind = _JOINT_KINDS[int(mj.jnt_type[j])]
     d = int(mj.jnt_dofadr[j])
@@ -224,10 +238,10 @@ def _joint_record(mj, j, name, parent, child, origin):
     return Joint(name=name, type=jtype, parent=parent, child=child, origin=origin,
                  axis=np.asarray(mj.jnt_axis[j], float) / np.linalg.norm(mj.jnt_axis[j]),
                  limits=limits, damping=float(mj.dof_damping[d]),
-                 friction=float(mj.dof_frictionloss[d]))
+                 friction=float(mj.dof_frictionloss[d]), mimic=mimic)
 
 
-def _body_joints(mj, b, parent, bname, start, jnames, used):
+def _body_joints(mj, b, parent, bname, start, jnames, used, mimic):
     """Joints of body ``b`` from link ``parent``: ``start`` the pose of MuJoCo's body frame
     at zero motion in ``parent``'s link frame. Returns (joints, extra links, anchor shift)."""
     adr, num = int(mj.body_jntadr[b]), int(mj.body_jntnum[b])
@@ -247,7 +261,7 @@ def _body_joints(mj, b, parent, bname, start, jnames, used):
         elif kind == "slide" and ref != 0.0:
             origin = origin @ _pose(-ref * a / np.linalg.norm(a))
         child = bname if k == num - 1 else _unique(f"{bname}__{jnames[j]}", used)
-        joints.append(_joint_record(mj, j, jnames[j], link, child, origin))
+        joints.append(_joint_record(mj, j, jnames[j], link, child, origin, mimic.get(j)))
         if child != bname:
             extra.append(Link(name=child))
         T, link = _pose(-p), child     # the next joint's frame: the body frame, moved by -p
@@ -300,7 +314,9 @@ def description_from_mjcf(path):
         The file does not exist.
     ModelError
         MuJoCo cannot compile the file (its message is quoted), an ``<equality>`` closes a
-        loop or couples joints (named), or a free joint sits below another body.
+        loop or couples joints otherwise than linearly (named; a linear joint coupling is
+        kept as ``Joint.mimic`` and built independent, with a warning, as URDF's
+        ``<mimic>``), or a free joint sits below another body.
 
     Warns
     -----
@@ -315,7 +331,7 @@ def description_from_mjcf(path):
     bnames[0] = "world"
     jnames = _names(mj, mujoco, Obj.mjOBJ_JOINT, mj.njnt, "joint")
     gnames = [mujoco.mj_id2name(mj, Obj.mjOBJ_GEOM, g) for g in range(mj.ngeom)]
-    _check_loops(mj, mujoco, path)
+    mimic = _equalities(mj, mujoco, jnames, path)
     _check_free(mj, jnames, bnames, path)
     _check_unsupported(mj, jnames, bnames, path)
     used = set(bnames) | set(jnames)
@@ -326,7 +342,8 @@ def description_from_mjcf(path):
     for b in range(1, mj.nbody):         # MuJoCo numbers a parent before its children
         par = int(mj.body_parentid[b])
         start = _pose(np.asarray(mj.body_pos[b], float) - shifts[par], _rot(mj.body_quat[b]))
-        js, extra, shift = _body_joints(mj, b, bnames[par], bnames[b], start, jnames, used)
+        js, extra, shift = _body_joints(mj, b, bnames[par], bnames[b], start, jnames, used,
+                                        mimic)
         shifts[b] = shift
         joints.extend(js)
         for lk in extra:
