@@ -128,3 +128,27 @@ def test_page_loads_and_draws_in_headless_chromium(tmp_path):
     changed = np.abs(shots[0] - shots[1]).max(axis=2) > 40
     assert page_res.t[-1] == pytest.approx(0.3)
     assert 50 < changed.sum() < 0.5 * changed.size
+
+
+def test_robot_visuals_from_the_file_are_drawn_on_their_links(tmp_path):
+    robots = pytest.importorskip("mechdae.robots")
+    data = os.path.join(os.path.dirname(__file__), "data", "robots", "two_link_arm.urdf")
+    m = robots.load_urdf(data)
+    page = m.compile().simulate(0.1, progress=False).animate(tmp_path / "arm.html", fps=20)
+    cmds = _commands(page.html)
+    # the base's <visual>: a cylinder of radius 0.05 and length 1 centred 0.5 above the
+    # base frame, its axis (z in the file, y in three.js) turned to the world's z
+    cyl = [c for c in cmds if c["type"] == "set_object" and
+           c["object"]["geometries"][0].get("type") == "CylinderGeometry" and
+           c["object"]["geometries"][0]["radiusTop"] == 0.05]
+    assert len(cyl) == 1
+    geo = cyl[0]["object"]["geometries"][0]
+    assert geo["height"] == 1.0 and geo["radiusBottom"] == 0.05
+    (anim,) = [c for c in cmds if c["type"] == "set_animation"]
+    clip = {a["path"]: a["clip"] for a in anim["animations"]}[cyl[0]["path"]]
+    tracks = {t["name"]: t["keys"] for t in clip["tracks"]}
+    assert np.allclose([k["value"] for k in tracks[".position"]], [0.0, 0.0, 0.5])
+    x, y, z, w = tracks[".quaternion"][0]["value"]
+    # rotation of the quaternion applied to e_y
+    ey = [2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w)]
+    assert np.allclose(ey, [0.0, 0.0, 1.0], atol=1e-12)

@@ -76,6 +76,8 @@ def painters(scene, ax, tol=1e-6, gaps=None):
     gaps = gaps or {}
     out = []
     for s in scene.shapes:
+        if s.kind == "visual":           # robot visuals: the 3-D page draws them
+            continue
         p = _Painter(scene, s, V)
         kind = s.kind
         size = scene.size(s, DEFAULTS["rod" if s.extra.get("rod") else kind]

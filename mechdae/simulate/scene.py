@@ -28,6 +28,7 @@ def model_shapes(model):
             draw = getattr(c, "drawing", None)
             if callable(draw):
                 shapes.extend(draw())
+    shapes.extend(_robot_visuals(model))
     for b in model.bodies:
         draw = getattr(b, "drawing", None)
         if callable(draw):
@@ -35,6 +36,21 @@ def model_shapes(model):
     for d in model.drawings:
         shapes.append(_declared(d))
     return shapes
+
+
+def _robot_visuals(model):
+    """The visuals of a robot file (``robots.load_urdf`` / ``load_mjcf``) on their links'
+    frames."""
+    desc, links = getattr(model, "description", None), getattr(model, "links", None)
+    if desc is None or not isinstance(links, dict):
+        return []
+    out = []
+    for name, link in desc.links.items():
+        frame = links.get(name)
+        for k, g in enumerate(getattr(link, "visuals", []) or []):
+            if frame is not None:
+                out.append(Shape("visual", f"{name}.visual{k}", [Anchor(frame)], geometry=g))
+    return out
 
 
 def _declared(d):

@@ -39,6 +39,10 @@ kind           anchors   drawn as
 ``block``      2         a 1-D mass between two flanges (at least ``size`` long)
 ``rotor``      1         a 1-D inertia: a disc with a spoke turned by its angle
 ``ground``     1         a fixed point (hatched support)
+``visual``     1         a robot file's visual (``extra["geometry"]``: a
+                         :class:`~mechdae.robots.description.Geometry`, sphere, box,
+                         cylinder, capsule or mesh, at its origin in the link frame);
+                         drawn in the 3-D page only
 ``polygon``    >= 3      a closed polygon through world points (``Model.draw``)
 ``line``       >= 2      an open polyline through world points (``Model.draw`` surfaces)
 =============  ========  ==============================================================
@@ -47,7 +51,7 @@ kind           anchors   drawn as
 __all__ = ["Shape", "Anchor", "Param", "param_of", "nonzero", "KINDS"]
 
 KINDS = ("axes", "sphere", "capsule", "box", "cylinder", "spring", "damper", "joint",
-         "point", "plane", "block", "rotor", "ground", "polygon", "line")
+         "point", "plane", "block", "rotor", "ground", "visual", "polygon", "line")
 
 
 class Param:

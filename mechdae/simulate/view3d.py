@@ -146,10 +146,43 @@ def _shape_objects(b, i, s):
     _other_objects(b, i, s, pts)
 
 
+def _visual_objects(b, i, s):
+    """A robot file's visual on its link frame: sphere, box, cylinder, capsule (as a
+    cylinder) or mesh (the file embedded; none where it was not found)."""
+    sc, g, idx = b.scene, b.g, b.idx
+    geo = s.extra["geometry"]
+    P, R = sc.pose(s.anchors[0])
+    size = tuple(float(x) for x in geo.size)
+    local = np.asarray(geo.origin, float)
+    if geo.kind == "sphere":
+        obj = g.Sphere(size[0])
+    elif geo.kind == "box":
+        obj = g.Box(list(size))
+    elif geo.kind in ("cylinder", "capsule"):
+        obj = g.Cylinder(size[1], size[0])          # along y in meshcat, z in the file
+        local = local @ _T(np.zeros(3), np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]]))
+    elif geo.kind == "mesh" and geo.filename and os.path.exists(geo.filename):
+        ext = os.path.splitext(geo.filename)[1].lower()
+        reader = {".stl": g.StlMeshGeometry, ".obj": g.ObjMeshGeometry,
+                  ".dae": g.DaeMeshGeometry}.get(ext)
+        if reader is None:
+            return
+        obj = reader.from_file(geo.filename)
+        scale = [tuple(float(x) for x in geo.scale)] * idx.size
+    else:
+        return
+    poses = [_T(P[k], R[k]) @ local for k in idx]
+    b.add(b.path(i), obj, b.material(0xb0b0b0, 0.95), poses,
+          scale=scale if geo.kind == "mesh" else None)
+
+
 def _other_objects(b, i, s, pts):
     """Axes, rotors, grounds, planes, Model.draw polygons and lines."""
     sc, g, idx = b.scene, b.g, b.idx
     kind = s.kind
+    if kind == "visual":
+        _visual_objects(b, i, s)
+        return
     if kind in ("axes", "rotor", "ground"):
         _, R = sc.pose(s.anchors[0])
         r = b.size(s)
