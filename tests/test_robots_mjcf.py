@@ -35,7 +35,9 @@ def _mj(path):
 
 
 def _name(mj, kind, i):
-    return mujoco.mj_id2name(mj, kind, i)
+    """The file's name, or the reader's for an unnamed joint or body."""
+    prefix = {mujoco.mjtObj.mjOBJ_JOINT: "joint", mujoco.mjtObj.mjOBJ_BODY: "body"}.get(kind)
+    return mujoco.mj_id2name(mj, kind, i) or (f"{prefix}{i}" if prefix else None)
 
 
 def _random_state(mj, rng):
@@ -415,5 +417,25 @@ def test_slide_and_ball_joints_are_mujocos(tmp_path):
     f.write_text(BALL_SLIDE)
     J = {j.name: j for j in description_from_mjcf(f).joints}
     assert J["rail"].type == "prismatic" and J["ball"].type == "spherical"
+    test_mass_matrix_and_bias_are_mujocos(str(f))
+    test_description_kinematics_and_inertias_are_mujocos(str(f))
+
+
+def test_scene_with_two_free_bodies_and_unnamed_joints(tmp_path):
+    """A scene: a floor, a two-body robot on an unnamed free joint ("joint0"), a free box
+    and a static sphere fixed to the world: M and h against MuJoCo's."""
+    f = tmp_path / "scene.xml"
+    f.write_text("""<mujoco><worldbody><geom type="plane" size="1 1 0.1"/>
+      <body name="a" pos="0 0 1"><freejoint/><geom type="box" size="0.1 0.2 0.3"/>
+        <body name="a2" pos="0.2 0 0"><joint name="h" axis="0 1 0"/>
+          <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/></body></body>
+      <body name="box" pos="1 0 0.5" euler="0.1 0.2 0.3"><freejoint name="boxfree"/>
+        <geom type="box" size="0.1 0.1 0.1"/></body>
+      <body name="static" pos="0 1 0"><geom type="sphere" size="0.1"/></body>
+    </worldbody></mujoco>""")
+    J = [(j.name, j.type, j.parent, j.child) for j in description_from_mjcf(f).joints]
+    assert J == [("joint0", "floating", "world", "a"), ("h", "continuous", "a", "a2"),
+                 ("boxfree", "floating", "world", "box"),
+                 ("static_fixed", "fixed", "world", "static")]
     test_mass_matrix_and_bias_are_mujocos(str(f))
     test_description_kinematics_and_inertias_are_mujocos(str(f))
