@@ -176,7 +176,7 @@ class Model(SymbolDeclarations, TermDeclarations, ContactDeclarations, BodyDecla
         handed = getattr(self, "_inertia", None)     # M and c handed to derive with T
         if handed is not None and len(self.T_terms) == 1 and self.T_terms[0] is handed[2]:
             self.T_terms = sb(self.T_terms)
-            self._inertia = (*sb(handed[:2]), self.T_terms[0])
+            self._inertia = (*sb(handed[:2]), self.T_terms[0], *handed[3:])
         else:
             self.T_terms = sb(self.T_terms)
         self.V_terms = sb(self.V_terms)

@@ -303,17 +303,22 @@ def _lagrange(s, T, V, qd_expr):
     d, model = s.d, s.model
     nq, nu, rates = s.nq, s.nu, s.rates
     # Lagrange in q-space, projected with N^T
-    handed = _handed_inertia(model, nq)
+    handed = _handed_inertia(model, nq, nu)
     if handed is None:
         pm = ca.gradient(T, rates) if nq else ca.SX(0, 1)
         Mq = ca.jacobian(pm, rates) if nq else ca.SX(0, 0)
     else:
-        Mq, c_T = handed
+        Mq, c_T, space = handed
     Qq = ca.SX.zeros(nq)
     qidx = {n: i for i, n in enumerate(d.q_names)}
     for Q, cname in model.forces:
         s.check_symbols(f"generalized force on '{cname}'", Q)
         Qq[qidx[cname]] += Q
+    if handed is not None and space == "u":
+        # M and the velocity terms in the speeds (Newton-Euler over a tree): only the
+        # forces on the coordinates are projected
+        N = ca.jacobian(qd_expr, d.u) if nq and nu else ca.SX(nq, nu)
+        return Mq, ca.mtimes(N.T, Qq - ca.gradient(V, d.q)) + c_T, N
     if handed is None:
         lag_rhs = Qq + ca.gradient(T, d.q) - ca.gradient(V, d.q) \
             - ca.jtimes(pm, d.q, rates) - ca.jacobian(pm, d.t)
@@ -543,20 +548,24 @@ def _contact_rows(s, c):
     return g, rows, wrows, nt
 
 
-def _handed_inertia(model, nq):
-    """``(M_q, c)`` handed by the flattening (``model._inertia``, see :func:`derive`), or
-    None: not set, or the kinetic energy is no longer the one they were computed from
-    (a term added since: then they are derived from ``T``)."""
+def _handed_inertia(model, nq, nu):
+    """``(M, c, space)`` handed by the flattening (``model._inertia``, see :func:`derive`):
+    in the rates of the coordinates (``space`` ``"q"``) or in the speeds (``"u"``), or None:
+    not set, or the kinetic energy is no longer the one they were computed from (a term
+    added since: then they are derived from ``T``)."""
     handed = getattr(model, "_inertia", None)
     if handed is None:
         return None
-    Mq, c, T_from = handed
+    Mq, c, T_from = handed[:3]
+    space = handed[3] if len(handed) > 3 else "q"
     if len(model.T_terms) != 1 or model.T_terms[0] is not T_from:
         return None
-    if Mq.shape != (nq, nq) or c.shape != (nq, 1):
+    n = nq if space == "q" else nu
+    if Mq.shape != (n, n) or c.shape != (n, 1):
         raise ValueError(f"model '{model.name}': _inertia has M {Mq.shape} and c {c.shape} "
-                         f"for {nq} coordinates (set by the flattening only)")
-    return Mq, c
+                         f"for {n} {'coordinates' if space == 'q' else 'speeds'} (set by the "
+                         "flattening only)")
+    return Mq, c, space
 
 
 def _is_zero_col(M, i):

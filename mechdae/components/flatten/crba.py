@@ -38,7 +38,8 @@ its translation rates (FreeMotion).
 """
 import casadi as ca
 
-__all__ = ["kinetic_energy", "mass_matrix", "bias_forces"]
+__all__ = ["kinetic_energy", "mass_matrix", "bias_forces", "kinetic_energy_spatial",
+           "mass_matrix_spatial", "bias_forces_spatial", "body_inertia_spatial"]
 
 _B = ca.SX.binary
 _ADD, _SUB, _MUL = ca.OP_ADD, ca.OP_SUB, ca.OP_MUL
@@ -370,7 +371,7 @@ def _spatial(name):
     return f
 
 
-def kinetic_energy_spatial(order, kinds, node_of, offsets, jumps, bodies):
+def kinetic_energy_spatial(order, kinds, node_of, offsets, jumps, bodies, composite=None):
     """The kinetic energy of a spatial tree in composite-rigid-body form (world axes).
 
     Parameters
@@ -383,6 +384,8 @@ def kinetic_energy_spatial(order, kinds, node_of, offsets, jumps, bodies):
         velocity and to the velocity of the parent's point at frame_b's origin
     bodies : list of ``(node, J6, m, h)``: a body's frame_a node and its inertia about that
         node's origin (see :func:`body_inertia_spatial`)
+    composite : dict, optional
+        Filled with joint id -> ``(joint, Ic_k)`` (for :func:`mass_matrix_spatial`).
 
     Returns
     -------
@@ -395,6 +398,8 @@ def kinetic_energy_spatial(order, kinds, node_of, offsets, jumps, bodies):
         off = offsets.get(id(c))
         jump = jumps.get(id(c))
         if jump is not None:
+            if composite is not None:
+                composite[id(c)] = (c, Ic)
             w, v = a.st[3], a.st[2]
             if off is not None:
                 v = v + ca.cross(w, off[0])
@@ -407,3 +412,104 @@ def kinetic_energy_spatial(order, kinds, node_of, offsets, jumps, bodies):
     _from_leaves(order, kinds, node_of, bodies, lambda a, b: _spatial("add3").call(a + b),
                  step)
     return sum(terms[1:], terms[0]) if terms else ca.SX(0)
+
+
+# --- spatial mass matrix and velocity terms in the speeds, handed to derive ---------------
+# A joint's motion columns at its frame_b origin o_k, world axes, one per speed it adds:
+# ``(Sw, Sv)`` with ``D = sum S u`` the joint's jump (Revolute ``(R_a n, 0)``, Prismatic
+# ``(0, R_a n)``, Spherical and FreeMotion's rotation ``(R_b e_i, 0)`` for the speeds in
+# frame_b axes, FreeMotion's translation ``(0, R_a e_i)``). A force ``(n, f)`` (moment
+# about the point, world axes) moves from o_k to frame_a's origin across the offset ``d``
+# as ``(n + d x f, f)``.
+
+def _ic_columns(Ic, Sw, Sv):
+    """``Ic S`` for the columns ``Sw``, ``Sv`` (3 x K each): ``(J Sw + h x Sv, m Sv - h x
+    Sw)``."""
+    J6, m, h = Ic
+    H = ca.skew(h)
+    return ca.mtimes(_sym6(J6), Sw) + ca.mtimes(H, Sv), m * Sv - ca.mtimes(H, Sw)
+
+
+def _move_across(c, F, offsets):
+    """Forces ``F = (n, f)`` (3 x K) at component ``c``'s frame_b origin, at its frame_a
+    origin."""
+    off = offsets.get(id(c))
+    if off is None:
+        return F
+    return F[0] + ca.mtimes(ca.skew(off[0]), F[1]), F[1]
+
+
+def mass_matrix_spatial(order, kinds, node_of, offsets, composite, columns, n):
+    """The spatial tree's mass matrix in its speeds by the composite-rigid-body algorithm,
+    ``M_jk = S_j^T X_jk Ic_k S_k`` (as :func:`mass_matrix`, with 3-D forces).
+
+    Parameters
+    ----------
+    order, kinds, node_of, offsets : as for :func:`kinetic_energy_spatial`
+    composite : dict, joint id -> ``(joint, Ic_k)`` (filled by
+        :func:`kinetic_energy_spatial`: the inertia beyond the joint about its frame_b
+        origin)
+    columns : dict, joint id -> ``(speed indices, Sw, Sv)`` (3 x K each)
+    n : the number of speeds
+
+    Returns
+    -------
+    casadi.SX
+        ``M``, ``n x n``.
+    """
+    seeds = []                           # (frame_b node, [speed indices, (n, f)])
+    for c, Ic in composite.values():
+        ks, Sw, Sv = columns[id(c)]
+        seeds.append((node_of[id(c.frame_b)], list(ks), _ic_columns(Ic, Sw, Sv)))
+    rows, cols, vals = [], [], []
+
+    def step(c, kind, a, bundle):        # bundle = [speed indices, (n, f)], own ones first
+        ks, F = bundle
+        own = columns.get(id(c)) if id(c) in composite else None
+        if own is not None:
+            js, Sw, Sv = own
+            E = ca.mtimes(Sw.T, F[0]) + ca.mtimes(Sv.T, F[1])    # len(js) x len(ks)
+            k0 = len(js)
+            for r, j in enumerate(js):
+                rows.extend([j] * len(ks))
+                cols.extend(ks)
+                vals.append(E[r, :].T)
+                if len(ks) > k0:         # the transposed entries beyond the joint
+                    rows.extend(ks[k0:])
+                    cols.extend([j] * (len(ks) - k0))
+                    vals.append(E[r, k0:].T)
+        return [ks, _move_across(c, F, offsets)]
+
+    _from_leaves(order, kinds, node_of, seeds, lambda a, b: [
+        a[0] + b[0], (ca.horzcat(a[1][0], b[1][0]), ca.horzcat(a[1][1], b[1][1]))], step)
+    if not vals:
+        return ca.SX(n, n)
+    return ca.SX.triplet(rows, cols, ca.vertcat(*vals), n, n)
+
+
+def bias_forces_spatial(order, kinds, node_of, offsets, wrenches, columns, n):
+    """The velocity terms of the generalized forces in the speeds, ``c = -S^T (the
+    Newton-Euler forces with u' = 0 and no gravity)``, from the bodies' wrenches
+    ``wrenches``: ``[(frame_a node, moment about its origin, force)]`` (world axes), moved
+    toward the root and projected on each joint's columns.
+
+    Returns
+    -------
+    casadi.SX
+        ``c``, ``n x 1``.
+    """
+    zero = ca.SX(0)
+    out = [zero] * n
+
+    def step(c, kind, a, F):
+        own = columns.get(id(c))
+        if own is not None:
+            js, Sw, Sv = own
+            e = ca.mtimes(Sw.T, F[0]) + ca.mtimes(Sv.T, F[1])
+            for r, j in enumerate(js):
+                out[j] = -e[r]
+        return _move_across(c, F, offsets)
+
+    _from_leaves(order, kinds, node_of, wrenches,
+                 lambda a, b: (a[0] + b[0], a[1] + b[1]), step)
+    return ca.vertcat(*out) if n else ca.SX(0, 1)

@@ -20,7 +20,8 @@ attached as in the planar path (:mod:`._tree_attached`); their generalized flows
 import casadi as ca
 
 from .tree_attached import attached
-from .crba import body_inertia_spatial, kinetic_energy_spatial
+from .crba import (bias_forces_spatial, body_inertia_spatial, kinetic_energy_spatial,
+                   mass_matrix_spatial)
 from .tree import _function as _cached, flange_flows, newton_euler
 
 __all__ = ["flatten_spatial"]
@@ -185,8 +186,11 @@ def flatten_spatial(model, comps, kinds, order, node_of, psym, qs, us, flanges):
     declared, body_out, inertias, V_all = _bodies(comps, kinds, node_of, psym, par, vec, grav)
     if body_out:
         model.potential_energy(V_all)
+        composite = {}
         model.kinetic_energy(kinetic_energy_spatial(order, kinds, node_of, offsets, jumps,
-                                                    inertias))
+                                                    inertias, composite))
+        _hand_inertia(model, comps, kinds, order, node_of, offsets, composite, qs, us, par,
+                      vec)
     # force elements, contacts and sensors on the frames (their flows are the generalized
     # ones, (Fr, FR), turned into a force and a torque at their node)
     att_flows, unknown, att_out = attached(model, comps, kinds, node_of, psym, qs)
@@ -232,6 +236,62 @@ def _frames(order, kinds, node_of, qs, us, par, vec):
             offsets[id(c)] = (d, q * q)  # n is a unit vector
             jumps[id(c)] = (z3, dv)
     return offsets, jumps
+
+
+def _hand_inertia(model, comps, kinds, order, node_of, offsets, composite, qs, us, par,
+                  vec):
+    """M and the velocity terms of h in the speeds, handed to derive with T
+    (``Model._inertia``, ``"u"``): the composite-rigid-body M and Newton-Euler with
+    ``u' = 0`` and no gravity, far smaller than their derivation from T (a quadruped's
+    right-hand side fits the generated C)."""
+    columns = _columns(model, kinds, order, node_of, qs, us)
+    n = len(model.speeds_)
+    M = mass_matrix_spatial(order, kinds, node_of, offsets, composite, columns, n)
+    acc = [e[2] for v in qs.values() for e in v if e[2] is not None] + \
+        [ud for v in us.values() for _, ud in v]
+    nodes = [node for node in order if node.st is not None]
+    zero = [ca.substitute(x, ca.vertcat(*acc), ca.SX.zeros(len(acc))) if acc else x
+            for node in nodes for x in node.st[4:6]]
+    free = {id(node): (zero[2 * k], zero[2 * k + 1]) for k, node in enumerate(nodes)}
+    wrenches = []
+    for c in comps:
+        if kinds[id(c)] not in ("body", "bodyshape"):
+            continue
+        a = node_of[id(c.frame_a)]
+        e = c._I_entries
+        J = ca.vertcat(*[ca.horzcat(*[par(e[(i, j)]) for j in (1, 2, 3)]) for i in (1, 2, 3)])
+        out = _function("body").call(a.st[:4] + list(free[id(a)]) +
+                                     [vec(c._r_cm), par(c._m), J, ca.SX.zeros(3)])
+        wrenches.append((a, out[7], out[6]))
+    c_u = bias_forces_spatial(order, kinds, node_of, offsets, wrenches, columns, n)
+    model._inertia = (M, c_u, model.T_terms[-1], "u")
+
+
+def _columns(model, kinds, order, node_of, qs, us):
+    """Each joint's motion columns in the speeds: ``{id(joint): (speed indices, Sw,
+    Sv)}`` (world axes, at its frame_b origin; see :mod:`.crba`)."""
+    index = {s["sym"].element_hash(): i for i, s in enumerate(model.speeds_)}
+    z = ca.SX.zeros(3, 3)
+    out = {}
+    for node in order:
+        c = node.pos.owner
+        kind = kinds[id(c)]
+        if kind not in ("revolute", "prismatic", "spherical", "freemotion"):
+            continue
+        Ra, Rb = node_of[id(c.frame_a)].st[1], node.st[1]
+        if kind in ("revolute", "prismatic"):
+            (q, qd, _), = qs[id(c)]
+            e = ca.mtimes(Ra, _const(c.n))
+            out[id(c)] = ([index[qd.element_hash()]], e if kind == "revolute" else
+                          ca.SX.zeros(3), ca.SX.zeros(3) if kind == "revolute" else e)
+            continue
+        rot = [index[u.element_hash()] for u, _ in us[id(c)]]
+        if kind == "spherical":
+            out[id(c)] = (rot, Rb, z)
+        else:                            # freemotion: translation (frame_a axes), rotation
+            tr = [index[e[1].element_hash()] for e in qs[id(c)][:3]]
+            out[id(c)] = (tr + rot, ca.horzcat(z, Rb), ca.horzcat(Ra, z))
+    return out
 
 
 def _ball(node, c, kind, st_a, qs, us, offsets, jumps):
