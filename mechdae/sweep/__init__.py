@@ -11,10 +11,12 @@ Backends (``executor=``): None runs serially; ``"threads"`` and ``"processes"`` 
 pool of ``workers`` on this machine (processes are spawned, and receive the System once
 each); a ``concurrent.futures.Executor`` of the caller's; a ``dask.distributed.Client`` or
 a scheduler address (``"tcp://host:8786"``) runs on a Dask cluster, the same call from a
-laptop to many machines. Runs travel in chunks through a bounded window of tasks; every
-worker process keeps the Systems it received in a cache keyed by :func:`content_hash`, so
-it loads a System once, not once per task. ``out="results.parquet"`` streams finished
-rows to a directory of Parquet parts; the same call with the same ``out`` resumes.
+laptop to many machines. Runs travel in tasks sized from the measured run time (about
+0.1 s of runs each) through a window of two tasks per worker, and come back as columns
+(numpy arrays per task); every worker process keeps the Systems it received in a cache
+keyed by :func:`content_hash`, so it loads a System once, not once per task.
+``out="results.parquet"`` streams finished rows to a directory of Parquet parts; the same
+call with the same ``out`` resumes.
 """
 from .core import content_hash, impact_sweep, sweep
 

@@ -1,14 +1,22 @@
-"""Where the chunks of a sweep run: serially, on threads, on processes, on a Dask cluster.
+"""Where the tasks of a sweep run: serially, on threads, on processes, on a Dask cluster.
 
-Every backend takes chunks through one window of at most ``window`` chunks in flight, so
-a sweep of 10^6 light tasks never floods an executor or a scheduler. Threads (and the
-serial backend) use the System object itself; processes and Dask workers receive it
-pickled once (a process pool's initializer; a Dask ``scatter``) and keep it in a cache
-keyed by its content hash (:mod:`mechdae.sweep._tasks`).
+Every backend takes tasks through one window of at most two tasks per worker in flight
+(one running, one queued behind it: a worker never waits for the client while a task of
+50-200 ms runs), so a sweep of 10^6 runs never floods an executor or a scheduler; on Dask
+the window follows the cluster's threads as workers join or leave. Finished tasks come
+back one at a time through :meth:`next_done` (a queue fed by completion callbacks; Dask's
+``as_completed``): the client's cost per task does not grow with the window, as waiting
+on the whole window for its first finished task would (O(workers) per task).
+
+Threads (and the serial backend) use the System object itself; processes and Dask
+workers receive it pickled once (a process pool's initializer; a Dask ``scatter``) and
+keep it in a cache keyed by its content hash (:mod:`mechdae.sweep._tasks`).
 """
 import concurrent.futures as cf
 import multiprocessing
 import os
+import queue
+import time
 
 from . import _tasks
 
@@ -27,15 +35,22 @@ class _Serial:
 
     def start(self, items):
         self.objs = dict(items)
+        self.finished = []
+
+    def window(self):
+        """Tasks in flight at most: 1 serially, else two per worker."""
+        return 1 if self.name == "serial" else 2 * self.workers
 
     def submit(self, keys, idx, cols):
         f = cf.Future()
         (sk, pk) = keys
         f.set_result(_tasks.run_chunk(sk, self.objs[sk], pk, self.objs[pk], idx, cols))
+        self.finished.append(f)
         return f
 
-    def wait(self, pending):
-        return set(pending), set()
+    def next_done(self):
+        """One finished task (blocks until one is)."""
+        return self.finished.pop(0)
 
     def cancel(self, pending):
         pass
@@ -53,14 +68,20 @@ class _Pool(_Serial):
 
     def start(self, items):
         self.objs = {k: (_tasks.dumps(o) if self.pickled else o) for k, o in items}
+        self.finished = queue.SimpleQueue()
 
     def submit(self, keys, idx, cols):
         sk, pk = keys
-        return self.ex.submit(_tasks.run_chunk, sk, self.objs[sk], pk, self.objs[pk], idx, cols)
+        f = self.ex.submit(_tasks.run_chunk, sk, self.objs[sk], pk, self.objs[pk], idx, cols)
+        f.add_done_callback(self.finished.put)
+        return f
 
-    def wait(self, pending):
-        done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-        return done, rest
+    def next_done(self):
+        while True:                 # a timeout: Ctrl-C is seen while waiting
+            try:
+                return self.finished.get(timeout=0.25)
+            except queue.Empty:
+                pass
 
     def cancel(self, pending):
         for f in pending:
@@ -84,35 +105,50 @@ class _Processes(_Pool):
                                          mp_context=multiprocessing.get_context("spawn"),
                                          initializer=_tasks.install, initargs=(payload,))
         self.objs = {k: None for k, _ in items}      # installed: tasks carry keys only
+        self.finished = queue.SimpleQueue()
 
 
 class _Dask(_Serial):
     """A ``dask.distributed.Client`` (or a scheduler address: a client of ours)."""
 
+    #: seconds between two looks at the cluster's size (an adaptive cluster grows)
+    RESIZE_EVERY = 2.0
+
     def __init__(self, client, own):
         self.client, self.own, self.name = client, own, "dask"
         self.workers = max(1, sum(client.nthreads().values()))
+        self.looked = time.monotonic()
 
     def start(self, items):
+        from distributed import as_completed
         # pickled bytes, scattered once: a worker loads each object once (cache by key)
         self.objs = {k: self.client.scatter(_tasks.dumps(o), hash=False) for k, o in items}
+        self.finished = as_completed()
+
+    def window(self):
+        if time.monotonic() - self.looked > self.RESIZE_EVERY:
+            self.looked = time.monotonic()
+            self.workers = max(1, sum(self.client.nthreads().values()))
+        return 2 * self.workers
 
     def submit(self, keys, idx, cols):
         sk, pk = keys
-        return self.client.submit(_tasks.run_chunk, sk, self.objs[sk], pk, self.objs[pk],
-                                  idx, cols, pure=False)
+        f = self.client.submit(_tasks.run_chunk, sk, self.objs[sk], pk, self.objs[pk],
+                               idx, cols, pure=False)
+        self.finished.add(f)
+        return f
 
-    def wait(self, pending):
-        from distributed import wait
-        res = wait(list(pending), return_when="FIRST_COMPLETED")
-        return set(res.done), set(res.not_done)
+    def next_done(self):
+        return next(self.finished)
 
     def cancel(self, pending):
         if pending:
             self.client.cancel(list(pending))
 
     def close(self):
-        for f in self.objs.values():
+        if getattr(self, "finished", None) is not None:
+            self.finished.clear()
+        for f in getattr(self, "objs", {}).values():
             f.release()
         if self.own:
             self.client.close()

@@ -1,18 +1,23 @@
-"""What a worker runs: one chunk of a sweep, with the System and the plan cached per
-process by content hash (a sweep of 10^4 tasks loads its System once per worker)."""
+"""What a worker runs: one task of a sweep (a chunk of runs), with the System and the plan
+cached per process by content hash (a sweep of 10^4 tasks loads its System once per
+worker). A task returns its runs' outputs as columns (float arrays where every value is a
+float), the seconds its runs took (what sizes the next tasks, :mod:`._schedule`) and the
+seconds this process spent loading objects since its last report (its start-up)."""
 import collections
 import os
 import pickle
 import threading
+import time
 
 import numpy as np
 
-__all__ = ["SimulatePlan", "ImpactPlan", "run_chunk", "install", "dumps"]
+__all__ = ["SimulatePlan", "ImpactPlan", "run_chunk", "install", "dumps", "pack"]
 
 _CACHE = collections.OrderedDict()
 _CACHE_MAX = 16
 _CACHE_LOCK = threading.Lock()
-_LOADS = [0, 0]         # objects unpickled by this process, and how many were reported
+_LOADS = [0, 0, 0.0]    # objects unpickled by this process, how many were reported, and
+                        # the seconds spent unpickling not yet reported
 
 
 def dumps(obj):
@@ -37,9 +42,11 @@ def _cached(key, payload):
         raise RuntimeError(f"sweep worker (pid {os.getpid()}): object {key[:12]} is neither "
                            "cached nor sent")
     if isinstance(payload, (bytes, bytearray)):
+        t0 = time.perf_counter()
         obj = pickle.loads(payload)
         with _CACHE_LOCK:
             _LOADS[0] += 1
+            _LOADS[2] += time.perf_counter() - t0
     else:
         obj = payload
     with _CACHE_LOCK:
@@ -56,21 +63,42 @@ def install(items):
 
 
 def run_chunk(sys_key, sys_payload, plan_key, plan_payload, idx, cols):
-    """Run the rows ``idx`` (their input columns ``cols``); returns the output columns,
-    the process id and the objects this process loaded since its last report."""
+    """Run the rows ``idx`` (their input columns ``cols``).
+
+    Returns
+    -------
+    dict
+        ``idx``; ``out`` the output columns; ``seconds`` the time the runs took here;
+        ``pid``; ``loads`` the objects this process loaded since its last report and
+        ``load_seconds`` the time that took (a worker's start-up).
+    """
     system = _cached(sys_key, sys_payload)
     plan = _cached(plan_key, plan_payload)
+    t0 = time.perf_counter()
     try:
         out = plan.run(system, cols)
     except KeyboardInterrupt as exc:
         # Ctrl-C: the rows finished before it go with the interrupt (to be stored); the
         # interrupted row is not a row (a resumed sweep runs it again)
         n, part = getattr(exc, "sweep_rows", (0, None))
-        exc.sweep_chunk = dict(idx=idx[:n], out=part, pid=os.getpid(), loads=0) if n else None
+        exc.sweep_chunk = (dict(idx=idx[:n], out=part, pid=os.getpid(), loads=0,
+                                load_seconds=0.0, seconds=time.perf_counter() - t0)
+                           if n else None)
         raise
+    seconds = time.perf_counter() - t0
     with _CACHE_LOCK:
         loads, _LOADS[1] = _LOADS[0] - _LOADS[1], _LOADS[0]
-    return dict(idx=idx, out=out, pid=os.getpid(), loads=loads)
+        load_seconds, _LOADS[2] = _LOADS[2], 0.0
+    return dict(idx=idx, out=out, seconds=seconds, pid=os.getpid(), loads=loads,
+                load_seconds=load_seconds)
+
+
+def pack(values):
+    """A column of a task: a float array when every value is a float (the common case:
+    cheap to pickle, no object per row), else the list of values."""
+    if all(type(v) is float for v in values):
+        return np.array(values, dtype=np.float64)
+    return list(values)
 
 
 def _error_text(exc):
@@ -139,6 +167,8 @@ class SimulatePlan(_Plan):
             return {}, "failed", _error_text(exc), t_end
 
     def run(self, system, cols):
+        """The output columns of the rows ``cols``: each output, ``status``, ``error``
+        (lists of strings) and ``t_end``; outputs and ``t_end`` as :func:`pack` gives."""
         n = len(next(iter(cols.values()))) if cols else 0
         names = [name for name, _ in self.outputs]
         out = {name: [] for name in names}
@@ -149,14 +179,18 @@ class SimulatePlan(_Plan):
                     raise KeyboardInterrupt("sweep stopped (Ctrl-C)")
                 vals, status, err, t_end = self.run_one(system, cols, i)
             except KeyboardInterrupt as exc:           # Ctrl-C: see run_chunk
-                exc.sweep_rows = (i, {k: v[:i] for k, v in out.items()})
+                exc.sweep_rows = (i, self._packed({k: v[:i] for k, v in out.items()}))
                 raise
             for name in names:
                 out[name].append(vals.get(name, np.nan))
             out["status"].append(status)
             out["error"].append(err)
             out["t_end"].append(t_end)
-        return out
+        return self._packed(out)
+
+    @staticmethod
+    def _packed(out):
+        return {k: (v if k in ("status", "error") else pack(v)) for k, v in out.items()}
 
 
 class ImpactPlan(_Plan):

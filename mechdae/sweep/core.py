@@ -1,6 +1,5 @@
 """The sweep driver: table of runs -> chunks -> backend -> DataFrame (and Parquet parts)."""
 import hashlib
-import math
 import time
 import uuid
 import weakref
@@ -8,16 +7,15 @@ import weakref
 import numpy as np
 
 from ._backends import make_backend
+from ._collect import Columns
 from ._outputs import describe, parse_outputs
+from ._schedule import Chunks
 from ._table import RunTable
 from ._tasks import ImpactPlan, SimulatePlan
 
 __all__ = ["sweep", "impact_sweep", "content_hash"]
 
 _HASHES = weakref.WeakKeyDictionary()
-
-#: Largest chunk of simulations / impact problems in one task (runs).
-MAX_CHUNK = {"simulate": 64, "impact": 4096}
 
 
 def content_hash(system):
@@ -67,13 +65,30 @@ def _check_names(system, plan, table):
     system.state_arrays({k: 0.0 for k in q}, {k: 0.0 for k in v})
 
 
-def _chunk_size(kind, chunk, n, workers):
+def _check_chunk(chunk):
     if chunk is None:
-        per = 8 if kind == "simulate" else 4
-        return max(1, min(MAX_CHUNK[kind], math.ceil(n / (per * workers)) if n else 1))
+        return None
     if int(chunk) != chunk or chunk < 1:
         raise ValueError(f"sweep: chunk must be a positive integer, got {chunk!r}")
     return int(chunk)
+
+
+class _Tally:
+    """What the tasks reported: objects loaded and the seconds it took, per worker
+    process (its start-up), and the seconds the runs took."""
+
+    def __init__(self):
+        self.loads, self.load_seconds, self.run_seconds, self.tasks = 0, {}, 0.0, 0
+        self.pids = set()
+
+    def add(self, r):
+        self.loads += r["loads"]
+        self.pids.add(r["pid"])
+        if r["load_seconds"]:
+            self.load_seconds[r["pid"]] = self.load_seconds.get(r["pid"], 0.0) \
+                + r["load_seconds"]
+        self.run_seconds += r["seconds"]
+        self.tasks += 1
 
 
 def _execute(system, table, plan, meta, executor, workers, chunk, out, progress):
@@ -81,19 +96,18 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
     from .._progress import advance, running
     from ._store import Store
     t_start = time.perf_counter()
-    store = Store(out, meta) if out is not None else None
+    fixed = _check_chunk(chunk)
+    store = Store(out, meta, table) if out is not None else None
     done = store.done if store is not None else None
     todo = np.ones(table.n, bool)
     if done is not None and len(done):
         todo[done["run"].to_numpy(dtype=int)] = False
     todo = np.flatnonzero(todo)
     backend = make_backend(executor, workers)
-    size = _chunk_size(plan.kind, chunk, todo.size, backend.workers)
-    window = 1 if backend.name == "serial" else 2 * backend.workers
+    chunks = Chunks(todo, plan.kind, backend.workers, fixed)
     keys = (content_hash(system), f"plan-{uuid.uuid4().hex}")
-    frames, loads = [], 0
+    cols, tally = Columns(table), _Tally()
     n_done = table.n - todo.size
-    chunks = (todo[i:i + size] for i in range(0, todo.size, size))
     with running(f"sweep {system.name}", 0, table.n, progress, unit="run"):
         advance(n_done)
         pending = set()
@@ -101,37 +115,37 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
             backend.start([(keys[0], system), (keys[1], plan)])
 
             def fill():
-                while len(pending) < window:
-                    idx = next(chunks, None)
+                while len(pending) < backend.window():
+                    chunks.workers = backend.workers
+                    idx = chunks.next()
                     if idx is None:
                         return
                     pending.add(backend.submit(keys, idx, table.chunk(idx)))
 
             def take(r):
-                nonlocal loads, n_done
-                idx = r["idx"]
-                frame = pd.DataFrame(dict({"run": idx}, **table.chunk(idx), **r["out"]))
-                frames.append(frame)
+                nonlocal n_done
+                cols.add(r["idx"], r["out"])
                 if store is not None:
-                    store.add(frame)
-                loads += r["loads"]
-                n_done += len(idx)
+                    store.add(r["idx"], r["out"])
+                tally.add(r)
+                chunks.observe(len(r["idx"]), r["seconds"])
+                n_done += len(r["idx"])
                 advance(n_done)
 
             fill()
             while pending:
-                finished, rest = backend.wait(pending)
-                pending.clear()
-                pending.update(rest)
-                for f in finished:
-                    take(f.result())
+                f = backend.next_done()
+                pending.discard(f)
+                t0 = time.perf_counter()
+                take(f.result())
                 fill()
+                chunks.client_tick(t0)
         except KeyboardInterrupt as exc:
             plan.stopped = True                 # chunks running on threads: no next row
             backend.cancel(pending)
             if getattr(exc, "sweep_chunk", None):     # rows finished in the stopped chunk
                 take(exc.sweep_chunk)
-            raise _interrupted(system, done, frames, out, table.n) from exc
+            raise _interrupted(system, done, cols.frame(pd), out, table.n) from exc
         except BaseException:
             backend.cancel(pending)
             raise
@@ -139,29 +153,35 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
             if store is not None:
                 store.flush()
             backend.close()
-    df = _frame(pd, done, frames)
-    df.attrs["sweep"] = dict(backend=backend.name, workers=backend.workers, chunk=size,
-                             runs=table.n, ran=int(todo.size), resumed=table.n - int(todo.size),
+    df = _frame(pd, done, cols.frame(pd))
+    df.attrs["sweep"] = dict(backend=backend.name, workers=backend.workers,
+                             chunk=chunks.steady(), tasks=len(chunks.sizes), runs=table.n,
+                             ran=int(todo.size), resumed=table.n - int(todo.size),
                              failed=int((df["status"] == "failed").sum()) if len(df) else 0,
                              seconds=time.perf_counter() - t_start,
-                             loads=loads)
+                             run_seconds=tally.run_seconds,
+                             client_seconds=chunks.client[1],
+                             loads=tally.loads, processes=len(tally.pids),
+                             load_seconds=max(tally.load_seconds.values(), default=0.0))
     return df
 
 
-def _frame(pd, done, frames):
-    """The rows held (``done``, from ``out``) and run (``frames``), indexed by run."""
-    parts = ([done] if done is not None and len(done) else []) + frames
-    if parts:
+def _frame(pd, done, new):
+    """The rows held (``done``, from ``out``) and run (``new``), indexed by run."""
+    parts = [p for p in (done, new) if p is not None and len(p)]
+    if len(parts) > 1:
         df = pd.concat(parts, ignore_index=True).sort_values("run")
+    elif parts:
+        df = parts[0].sort_values("run")
     else:
         df = pd.DataFrame({"run": np.zeros(0, int)})
     return df.set_index("run")
 
 
-def _interrupted(system, done, frames, out, n):
+def _interrupted(system, done, new, out, n):
     """The KeyboardInterrupt of a sweep stopped by Ctrl-C: ``partial`` the DataFrame of the
     rows finished (the interrupted runs are not rows: a resumed sweep runs them)."""
-    df = _frame(_pandas(), done, frames)
+    df = _frame(_pandas(), done, new)
     where = (f"they are in {out}; run the same sweep with out={out!r} again to run the "
              f"other {n - len(df)}" if out is not None else
              "they are in err.partial; give out= to make a sweep resumable")
@@ -210,7 +230,9 @@ def sweep(system, params=None, q0=None, v0=None, *, t_final, grid=None, samples=
     executor : None, "serial", "threads", "processes", Executor, dask Client or address
         Where the runs go (see :mod:`mechdae.sweep`); ``workers`` sizes the pools of ours.
     chunk : int, optional
-        Runs per task (default: about 8 tasks per worker, at most 64 runs).
+        Runs per task. Default: sized from the run time measured as the sweep goes, tasks
+        of about 0.1 s (the first tasks carry one run), at most a quarter of the runs left
+        per worker (see :mod:`mechdae.sweep._schedule`).
     out : path, optional
         A directory of Parquet parts, written as runs finish; given again, the sweep runs
         only the rows it does not hold yet.
@@ -223,7 +245,12 @@ def sweep(system, params=None, q0=None, v0=None, *, t_final, grid=None, samples=
         Index ``run``; the input columns, the outputs, ``status`` (``"ok"`` or
         ``"failed"``), ``error`` (the exception, ``""`` if none) and ``t_end`` (the time
         reached: ``t_final``, or where a failed run stopped). ``df.attrs["sweep"]``: the
-        backend, chunk size, counts and wall time.
+        backend, ``workers``, ``chunk`` (the largest task, runs) and ``tasks``, the counts
+        (``runs``, ``ran``, ``resumed``, ``failed``), ``seconds`` (wall time),
+        ``run_seconds`` (the runs' time on the workers, summed), ``client_seconds`` (the
+        client's time taking results and submitting), ``loads`` / ``processes`` /
+        ``load_seconds`` (objects unpickled, worker processes seen, the longest start-up
+        of one).
 
     Raises
     ------
@@ -268,7 +295,8 @@ def impact_sweep(system, q=None, v=None, params=None, *, grid=None, samples=None
     active, t, method, **options
         As :meth:`System.impact_batch` (energy gains are reported as a status).
     executor, workers, chunk, out, progress
-        As in :func:`sweep` (default chunk: about 4 tasks per worker, at most 4096 rows).
+        As in :func:`sweep` (default chunk: 256 rows, then sized from the measured time
+        per row to tasks of about 0.1 s).
 
     Returns
     -------

@@ -1,0 +1,113 @@
+"""How a sweep cuts its runs into tasks: the size of a task from measured run times.
+
+A task carries ``k`` runs. Too small, and the per-task costs (a scheduler's bookkeeping,
+the round trip to the client, pickling the arguments and the columns back: about
+0.2-3 ms each on Dask, 0.1-0.5 ms on a process pool) eat a light run (a 1.5 ms
+simulation); too large, and the last tasks keep some workers busy while others idle.
+With no ``chunk=`` given, the first tasks carry :data:`FIRST` runs; every finished task
+reports the seconds its runs took on the worker, and the next tasks carry as many runs as
+fill :data:`TARGET` seconds at the mean run time measured so far, at most a quarter of the
+runs left per worker (so the tail stays short) and at least one. The target grows with the
+number of workers when the client's own cost per task (measured too) would otherwise make
+the client the bottleneck: ``TARGET_CLIENT_SHARE`` of a task's time per worker.
+
+The results do not depend on the sizes: every run is computed alone, the same way on
+every backend, so a table is identical bit for bit whatever the tasks were.
+"""
+import math
+import time
+
+import numpy as np
+
+__all__ = ["Chunks", "TARGET", "FIRST"]
+
+#: seconds of runs a task aims at (50-200 ms: per-task costs < 1-2 %, a short tail)
+TARGET = 0.1
+#: runs in each of the first tasks, before a run time is measured
+FIRST = {"simulate": 1, "impact": 256}
+#: largest task (runs) whatever the measured time
+MAX_RUNS = {"simulate": 100_000, "impact": 65_536}
+#: the client (taking results, submitting) may use at most this share of a task's time
+#: per worker: with W workers a task lasts at least W * client_cost / share
+TARGET_CLIENT_SHARE = 0.25
+#: longest task the client-cost rule may ask for (s)
+TARGET_MAX = 5.0
+#: tasks per worker kept, at least, in the runs left (a short tail)
+TASKS_PER_WORKER = 4
+
+
+class Chunks:
+    """The runs ``todo`` (indices) handed out as tasks of adaptive (or fixed) size.
+
+    Parameters
+    ----------
+    todo : ndarray of int
+        The runs still to run, in order.
+    kind : {"simulate", "impact"}
+    workers : int
+        Workers of the backend (tasks run at once).
+    fixed : int or None
+        A size given by the caller (``chunk=``): every task carries that many runs.
+    """
+
+    def __init__(self, todo, kind, workers, fixed=None):
+        self.todo, self.kind, self.fixed = np.asarray(todo), kind, fixed
+        self.workers = max(1, int(workers))
+        self.pos = 0
+        self.runs = 0                 # runs measured, and their worker seconds
+        self.seconds = 0.0
+        self.client = [0, 0.0]        # tasks taken by the client, and its seconds on them
+        self.sizes = []
+
+    @property
+    def run_time(self):
+        """Mean seconds of a run on a worker, measured so far (None before a task ended)."""
+        return self.seconds / self.runs if self.runs else None
+
+    @property
+    def client_time(self):
+        """Mean seconds the client spends per task (taking its result, submitting)."""
+        return self.client[1] / self.client[0] if self.client[0] else 0.0
+
+    def target(self):
+        """Seconds a task should last: :data:`TARGET`, longer when many workers would
+        make the client the bottleneck."""
+        need = self.workers * self.client_time / TARGET_CLIENT_SHARE
+        return min(TARGET_MAX, max(TARGET, need))
+
+    def size(self):
+        """Runs in the next task."""
+        if self.fixed is not None:
+            return self.fixed
+        r = self.run_time
+        if r is None:
+            return FIRST[self.kind]
+        left = self.todo.size - self.pos
+        k = int(round(self.target() / max(r, 1e-9)))
+        k = min(k, math.ceil(left / (TASKS_PER_WORKER * self.workers)), MAX_RUNS[self.kind])
+        return max(1, k)
+
+    def next(self):
+        """Indices of the runs of the next task, or None when all are handed out."""
+        if self.pos >= self.todo.size:
+            return None
+        k = self.size()
+        idx = self.todo[self.pos:self.pos + k]
+        self.pos += idx.size
+        self.sizes.append(int(idx.size))
+        return idx
+
+    def observe(self, runs, seconds):
+        """A task of ``runs`` runs took ``seconds`` on its worker."""
+        if runs:
+            self.runs += int(runs)
+            self.seconds += float(seconds)
+
+    def client_tick(self, t0):
+        """The client spent ``perf_counter() - t0`` on one task."""
+        self.client[0] += 1
+        self.client[1] += time.perf_counter() - t0
+
+    def steady(self):
+        """The size most tasks carried (the largest handed out), for the record."""
+        return max(self.sizes) if self.sizes else 0
