@@ -1,5 +1,7 @@
 r"""One hybrid step at a time, with its derivatives: the phases of a mode up to the next
-impact and the impact map, for shooting on Poincaré maps (:mod:`mechdae.analysis.orbits`).
+event (an impact, or a lift-off where a closed contact's normal force reaches zero) and the
+jumps there, for shooting on Poincaré maps (:mod:`mechdae.analysis.orbits`) and
+sensitivities (:mod:`mechdae.analysis.sensitivity`).
 
 A phase integrates the mode's constrained dynamics (:class:`~mechdae.analysis._mode.Mode`,
 closed contacts as constraints, a mild Baumgarte rate against drift) with CVODES, its
@@ -122,13 +124,19 @@ class HybridSteps:
         jac = ca.Function("phase_jac", [X0, T, Ps], [xf, J[:, :self.nx], J[:, self.nx:]])
         phase = ca.Function("phase", [X0, T, Ps], [xf])
         psv = self._psv
+        rows = [self.sy.m + j for j in range(len(md_._normal))]
+        ln = ca.vertcat(*[lam[r] for r in rows]) if rows else ca.SX(0, 1)
+        lamn = ca.Function("lamn", [x, ps], [ln, ca.jacobian(ln, x), ca.jacobian(ln, ps)])
         return SimpleNamespace(
             mode=md_, rhs=lambda xx: rhs(xx, psv), cons=lambda xx: cons(xx, psv),
+            normals=[i for i, _ in md_._normal], lamn=lambda xx: lamn(xx, psv),
             phase=lambda x0, t: np.array(phase(x0, t, psv)).ravel(),
             phase_jac=lambda x0, t: _augmented(self, jac(x0, t, psv)))
 
     def phase(self, x0, mode, t_max, dt, stops=()):
-        """Integrate ``mode`` from ``x0`` to the first impact (at most ``t_max``).
+        """Integrate ``mode`` from ``x0`` to its first event (at most ``t_max``): an impact
+        (the gap of an open contact reaches zero) or a lift-off (the normal force of a
+        closed contact reaches zero).
 
         Parameters
         ----------
@@ -137,34 +145,39 @@ class HybridSteps:
 
         Returns
         -------
-        tau, x_minus, contact_index, Phi, at_stops
-            ``contact_index`` is None when no contact closes before ``t_max``; ``Phi`` is
-            the transition matrix of ``(x, p_sens)`` to ``tau``; ``at_stops`` a list of
-            ``(x, Phi)`` at the ``stops`` before ``tau``.
+        tau, x_minus, event, Phi, at_stops
+            ``event`` is ``("impact", i)``, ``("liftoff", i)`` (contact index) or None
+            when nothing happens before ``t_max``; ``Phi`` is the transition matrix of
+            ``(x, p_sens)`` to ``tau``; ``at_stops`` a list of ``(x, Phi)`` at the
+            ``stops`` before ``tau``.
 
         Raises
         ------
         ValueError
-            A closed contact pulls or leaves its friction cone during the phase (lift-off
-            and slip transitions are not followed).
+            A sticking contact leaves its friction cone during the phase (stick-slip
+            transitions are not followed).
         """
         fl = self.flow(mode)
         open_ = [i for i, n in enumerate(self.sy.contact_names) if mode[n] == "open"]
         t, x = 0.0, np.asarray(x0, float)
-        g = self._gaps(x)
-        tau, c = t_max, None
+        g, ln = self._gaps(x), self._normal_forces(fl, x)
+        tau, ev = t_max, None
         while t < t_max:
             h = min(dt, t_max - t)
             xn = fl.phase(x, h)
-            gn = self._gaps(xn)
+            gn, lnn = self._gaps(xn), self._normal_forces(fl, xn)
             self._check_forces(fl, xn, t + h)
-            hit = [i for i in open_ if gn[i] < 0.0 and g[i] >= -1e-10 and
+            hit = [(self._locate(fl.phase, x, h, i), "impact", i) for i in open_
+                   if gn[i] < 0.0 and g[i] >= -1e-10 and
                    not (abs(g[i]) <= 1e-10 and self._rate(x, i) >= 0)]
+            hit += [(self._locate_liftoff(fl, x, h, j), "liftoff", i)
+                    for j, i in enumerate(fl.normals) if lnn[j] < 0.0 <= ln[j]]
             if hit:
-                tau, c = min((self._locate(fl.phase, x, h, i), i) for i in hit)
+                tau, kind, i = min(hit)
+                ev = (kind, i)
                 x, tau = fl.phase(x, tau), t + tau
                 break
-            t, x, g = t + h, xn, gn
+            t, x, g, ln = t + h, xn, gn, lnn
         # transition matrices: CVODES' sensitivities from the phase's start, through the
         # stops (the state at the event: the located one, its gap zero)
         Phi, at, xs, ts = np.eye(self.na), [], np.asarray(x0, float), 0.0
@@ -173,7 +186,7 @@ class HybridSteps:
                 xs, P = fl.phase_jac(xs, tk - ts)
                 Phi, ts = P @ Phi, tk
             at.append((xs, Phi))
-        return tau, x, c, Phi, at[:-1]
+        return tau, x, ev, Phi, at[:-1]
 
     def _gaps(self, x):
         return np.array(self._gap(x[:self.sy.nq])[0]).ravel()
@@ -202,23 +215,58 @@ class HybridSteps:
             tau = step if lo < step < hi else 0.5 * (lo + hi)
         return tau
 
+    def _normal_forces(self, fl, x):
+        return np.array(fl.lamn(x)[0]).ravel()
+
+    def _locate_liftoff(self, fl, x, h, j):
+        """Zero of the normal force ``j`` of the mode on ``(0, h)`` (Illinois method)."""
+        def f(tau):
+            return self._normal_forces(fl, fl.phase(x, tau))[j]
+        a, b, fa, fb = 0.0, h, f(0.0), f(h)
+        side = 0
+        for _ in range(100):
+            c = (a * fb - b * fa) / (fb - fa)
+            fc = f(c)
+            if fc >= 0.0:
+                a, fa = c, fc
+                fb = fb / 2 if side == 1 else fb
+                side = 1
+            else:
+                b, fb = c, fc
+                fa = fa / 2 if side == -1 else fa
+                side = -1
+            if b - a < 1e-15 or abs(fc) < 1e-14:
+                break
+        return c
+
     def _check_forces(self, fl, x, t):
         if fl.mode.nz == 0:
             return
         lam = np.array(fl.rhs(x)[1]).ravel()
         for name, (ln, lt) in fl.mode.contact_multipliers(lam).items():
             i = self.sy.contact_names.index(name)
-            if ln < 0.0:
-                raise ValueError(f"{self.caller}: contact '{name}' of model '{self.sy.name}' "
-                                 f"lifts off at t = {t:.6g} s in a phase (normal force "
-                                 f"{ln:.4g}); lift-off transitions inside a phase are not "
-                                 "followed (only impacts)")
-            if lt and np.linalg.norm(lt) > self.mu[i] * ln * (1 + 1e-9):
+            if lt and ln > 0.0 and np.linalg.norm(lt) > self.mu[i] * ln * (1 + 1e-9):
                 raise ValueError(f"{self.caller}: contact '{name}' of model '{self.sy.name}' "
                                  f"starts to slip at t = {t:.6g} s; stick-slip "
                                  "transitions are not followed (only impacts)")
 
-    # ------------------------------------------------------------------ impacts
+    # ------------------------------------------------------------------ events
+    def event(self, x_minus, mode, ev):
+        """The jump at an event ``("impact" | "liftoff", contact index)``."""
+        kind, i = ev
+        return self.impact(x_minus, mode, i) if kind == "impact" else \
+            self.liftoff(x_minus, mode, i)
+
+    def liftoff(self, x, mode, i):
+        """Contact ``i`` opens where its normal force vanishes: no jump of the state, the
+        saltation ``S = I + (f^+ - f^-) grad lam_n^T / grad lam_n^T f^-``."""
+        name = self.sy.contact_names[i]
+        fl = self.flow(mode)
+        j = fl.normals.index(i)
+        _, lx, lp = fl.lamn(x)
+        dh = np.concatenate([np.array(lx)[j], np.array(lp)[j]])
+        return self._jumps(x, x, mode, {**mode, name: "open"}, np.eye(self.na), dh)
+
     def impact(self, x_minus, mode, c):
         """The impact at ``x_minus`` when contact ``c`` closes.
 
@@ -258,18 +306,19 @@ class HybridSteps:
                              f"(active set {active}); not a Newton impact on fixed rows")
         mode_p = self.mode_of(xp, {n: "open" for n, k in out.modes.items()
                                    if k == "separate"})
-        return self._jumps(x_minus, xp, mode, mode_p, c, self._augment(Dx, Dp))
+        _, gq, gp = self._gap(q)
+        dg = np.zeros(self.na)
+        dg[:nq] = np.array(gq)[c]
+        dg[self.nx:] = np.array(gp)[c]
+        return self._jumps(x_minus, xp, mode, mode_p, self._augment(Dx, Dp), dg)
 
-    def _jumps(self, x_minus, xp, mode, mode_p, c, Dd):
-        """Saltation matrix and map jump of ``(x, p_sens)`` at the event."""
-        nx, nq = self.nx, self.sy.nq
+    def _jumps(self, x_minus, xp, mode, mode_p, Dd, dg):
+        """Saltation matrix and map jump of ``(x, p_sens)`` at an event with guard
+        gradient ``dg`` (of ``(x, p_sens)``) and reset Jacobian ``Dd``."""
+        nx = self.nx
         fm, fp = np.zeros(self.na), np.zeros(self.na)
         fm[:nx] = np.array(self.flow(mode).rhs(x_minus)[0]).ravel()
         fp[:nx] = np.array(self.flow(mode_p).rhs(xp)[0]).ravel()
-        _, gq, gp = self._gap(x_minus[:nq])
-        dg = np.zeros(self.na)
-        dg[:nq] = np.array(gq)[c]
-        dg[nx:] = np.array(gp)[c]
         rate = dg @ fm
         S = Dd + np.outer(fp - Dd @ fm, dg) / rate
         DP = Dd @ (np.eye(self.na) - np.outer(fm, dg) / rate)

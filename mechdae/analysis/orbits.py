@@ -116,7 +116,8 @@ def periodic_orbit(system, q=None, v=None, period=None, method="event", section=
     ------
     ValueError
         Bad arguments; no impact within ``1.5 period``; Newton without convergence (the
-        residual named); transitions other than impacts (lift-off, slip) during a phase.
+        residual named); a stick-slip transition or a sliding impact (lift-offs inside a
+        period are followed).
 
     Examples
     --------
@@ -198,15 +199,16 @@ def _check_call(sy, period, method, shift, cyclic, section, inputs):
 def _step_map(hy, x0, mode, K, period):
     """``K`` phases and impacts from ``x0``: ``(x_end, DP, Phi, T, impacts)``."""
     x, DP, Phi, T, impacts = np.asarray(x0, float), np.eye(hy.nx), np.eye(hy.nx), 0.0, []
-    for _ in range(K):
-        tau, xm, c, Phik, _ = hy.phase(x, mode, 1.5 * period, period / 40.0)
-        if c is None:
+    while len(impacts) < K:
+        tau, xm, ev, Phik, _ = hy.phase(x, mode, 1.5 * period, period / 40.0)
+        if ev is None:
             raise ValueError(f"periodic_orbit of model '{hy.sy.name}': no impact within "
                              f"{1.5 * period:.4g} s of t = {T:.4g} s; the guess does not walk")
-        jump = hy.impact(xm, mode, c)
+        jump = hy.event(xm, mode, ev)
         DP, Phi = jump.DP @ Phik @ DP, jump.S @ Phik @ Phi
         T += tau
-        impacts.append((T, hy.sy.contact_names[c]))
+        if ev[0] == "impact":
+            impacts.append((T, hy.sy.contact_names[ev[1]]))
         x, mode = jump.x, jump.mode
     return x, DP, Phi, T, impacts
 
@@ -215,12 +217,13 @@ def _impacts_per_period(hy, x, mode, period):
     """Number of impacts until the one nearest to ``period`` (from the guess)."""
     times, T = [], 0.0
     while T < 1.5 * period and len(times) < 1000:
-        tau, xm, c, _, _ = hy.phase(x, mode, 1.5 * period - T, period / 40.0)
-        if c is None:
+        tau, xm, ev, _, _ = hy.phase(x, mode, 1.5 * period - T, period / 40.0)
+        if ev is None:
             break
         T += tau
-        times.append(T)
-        jump = hy.impact(xm, mode, c)
+        if ev[0] == "impact":
+            times.append(T)
+        jump = hy.event(xm, mode, ev)
         x, mode = jump.x, jump.mode
     if not times:
         raise ValueError(f"periodic_orbit of model '{hy.sy.name}': no impact within "
@@ -233,12 +236,12 @@ def _to_section(hy, x, contact, period):
     mode = hy.mode_of(x)
     c_index = hy.sy.contact_names.index(contact)
     for _ in range(100):
-        _, xm, c, _, _ = hy.phase(x, mode, 2.0 * period, period / 40.0)
-        if c is None:
+        _, xm, ev, _, _ = hy.phase(x, mode, 2.0 * period, period / 40.0)
+        if ev is None:
             break
-        jump = hy.impact(xm, mode, c)
+        jump = hy.event(xm, mode, ev)
         x, mode = jump.x, jump.mode
-        if c == c_index:
+        if ev == ("impact", c_index):
             return x
     raise ValueError(f"periodic_orbit: contact '{contact}' of model '{hy.sy.name}' has no "
                      f"impact from the guess within {2 * period:.4g} s of each impact")

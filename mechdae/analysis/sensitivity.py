@@ -12,11 +12,13 @@ event time moves:
     S = D\Delta + \frac{(f^+ - D\Delta f^-)\,\nabla g^T}{\nabla g^T f^-},\qquad
     \frac{d t_k}{d\theta} = -\frac{\nabla g^T X^-}{\nabla g^T f^-}
 
-(:class:`~mechdae.analysis._hybrid.HybridSteps`).  The run is followed again phase by
-phase from its first sample with the same impacts; its event times are checked against the
-run's (the event engine's).  Followed: flights and phases with sticking or frictionless
-closed contacts, and Newton impacts on fixed rows; lift-off and stick-slip transitions
-inside a phase and sliding impacts are refused by name.
+(:class:`~mechdae.analysis._hybrid.HybridSteps`); a lift-off (normal force of a closed
+contact reaching zero) is an event with no jump of the state, whose saltation matrix
+accounts for the change of vector field.  The run is followed again phase by phase from
+its first sample; its events are checked against the run's (the event engine's).
+Followed: flights and phases with sticking or frictionless closed contacts, lift-offs, and
+Newton impacts on fixed rows; stick-slip transitions and sliding impacts are refused by
+name.
 """
 import casadi as ca
 import numpy as np
@@ -35,13 +37,13 @@ class Sensitivities(dict):
     Attributes
     ----------
     event_times : dict
-        ``{theta: array (n_impacts,)}``: sensitivities of the impact times, in order.
-    impacts : list of (float, str)
-        The impacts followed (time, contact).
+        ``{theta: array (n_events,)}``: sensitivities of the event times, in order.
+    events : list of (float, str, str)
+        The events followed: time, contact, ``"impact"`` or ``"liftoff"``.
     """
 
     event_times: dict
-    impacts: list
+    events: list
 
 
 def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
@@ -67,8 +69,8 @@ def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
     ------
     ValueError
         An unknown name; a model with general equations, explicit time dependence or
-        time-varying inputs; a transition other than an impact; the impacts found again
-        differing from the run's.
+        time-varying inputs; a transition other than an impact or a lift-off; the events
+        found again differing from the run's.
     """
     sy = system
     pidx, cols = _columns(sy, names)
@@ -88,28 +90,28 @@ def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
     t = np.asarray(res.t, float)
     out = np.zeros((t.size, nx, len(names)))
     x, t0, tf = np.concatenate([res.q[0], res.v[0]]), t[0], t[-1]
-    mode, j, ev_sens, impacts = hy.mode_of(x), 0, [], []
+    mode, j, ev_sens, events = hy.mode_of(x), 0, [], []
     dt = max((tf - t0) / 400.0, 1e-9)
     while True:
         stops = [tk - t0 for tk in t[j:]]
-        tau, xm, c, Phi, at = hy.phase(x, mode, tf - t0, dt, stops=stops)
+        tau, xm, ev, Phi, at = hy.phase(x, mode, tf - t0, dt, stops=stops)
         for xs, P in at:
             out[j] = (P @ X)[:nx]
             j += 1
-        if c is None:
+        if ev is None:
             break
         Xm = Phi @ X
-        jump = hy.impact(xm, mode, c)
+        jump = hy.event(xm, mode, ev)
         ev_sens.append(jump.dt @ Xm)
         t0 += tau
-        impacts.append((t0, sy.contact_names[c]))
+        events.append((t0, sy.contact_names[ev[1]], ev[0]))
         X, x, mode = jump.S @ Xm, jump.x, jump.mode
-    _check_impacts(sy, res, impacts)
+    _check_events(sy, res, events)
     sens = Sensitivities({n: {th: out[:, i, k] for k, th in enumerate(names)}
                           for i, n in enumerate(sy.q_names + sy.u_names)})
     E = np.array(ev_sens).reshape(len(ev_sens), len(names))
     sens.event_times = {th: E[:, k] for k, th in enumerate(names)}
-    sens.impacts = impacts
+    sens.events = events
     return sens
 
 
@@ -140,16 +142,24 @@ def _time_dependent(sy):
     return bool(sy.nv + sy.nz) or any(e.numel() and ca.depends_on(e, d.t) for e in exprs)
 
 
-def _check_impacts(sy, res, impacts):
-    """The impacts followed are the run's (same contacts, times within 1e-6 s)."""
+def _check_events(sy, res, events):
+    """The events followed are the run's: the same impacts (contacts, times within 1e-6 s);
+    every lift-off followed is one of the run's lift-offs."""
     run = [(e.t, e.contact) for e in res.events if e.kind == "impact"]
-    ok = len(run) == len(impacts) and all(
-        a[1] == b[1] and abs(a[0] - b[0]) <= 1e-6 * (1.0 + abs(a[0])) for a, b in zip(run, impacts))
+    mine = [(t, c) for t, c, k in events if k == "impact"]
+    lifts = [(e.t, e.contact) for e in res.events if e.kind == "liftoff"]
+
+    def same(a, b):
+        return a[1] == b[1] and abs(a[0] - b[0]) <= 1e-6 * (1.0 + abs(a[0]))
+
+    ok = len(run) == len(mine) and all(same(a, b) for a, b in zip(run, mine))
+    ok = ok and all(any(same((t, c), b) for b in lifts) for t, c, k in events
+                    if k == "liftoff")
     other = sorted({e.kind for e in res.events} - {"impact", "liftoff", "stick"})
     if not ok or other:
         extra = f" and {', '.join(other)} events" if other else ""
         raise ValueError(f"simulate(sensitivities=...): the run of model '{sy.name}' has "
                          f"{len(run)} impacts{extra}, the variational integration followed "
-                         f"{len(impacts)} impacts; "
-                         "sensitivities through other transitions (accumulation, slip, "
-                         "lift-off in a phase) are not computed")
+                         f"{len(mine)} impacts and {len(events) - len(mine)} lift-offs; "
+                         "sensitivities through other transitions (accumulation, slip) are "
+                         "not computed")
