@@ -230,3 +230,24 @@ def test_dc_motor_drive_general_equations_closed_form():
     A = np.array([[0.0, 1.0, 0.0], [0.0, -b / J, k / J], [0.0, -k / L, -R / L]])
     np.testing.assert_allclose(lin.A, A, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(lin.C, [[0, 0, 1], [0, 1, 0]], atol=1e-14)
+
+
+def test_trim_rolling_disk_on_an_incline_with_a_closed_contact():
+    # a disk rolling without slip on a slope beta, its center tied by a spring k along the
+    # slope: at rest k x = -m g sin(beta) (friction carries nothing at rest: J th'' = r f),
+    # normal force m g cos(beta); the contact is closed and sticking in the trim
+    beta, mass, k, r = 0.3, 2.0, 50.0, 0.3
+    m = md.Model("disk_on_incline")
+    x, y, th = m.coordinates("x y th")
+    m.kinetic_energy(0.5 * mass * (md.der(x) ** 2 + md.der(y) ** 2)
+                     + 0.5 * 0.05 * md.der(th) ** 2)
+    m.potential_energy(mass * G * (y * math.cos(beta) + x * math.sin(beta)) + 0.5 * k * x ** 2)
+    m.contact("ground", gap=y - r, tangent_velocity=[md.der(x) + r * md.der(th)],
+              restitution=0.0, friction=0.8)
+    sys = m.compile(stabilization=None)
+    eq = sys.trim(q={"x": 0.0, "y": r}, free=["x"])
+    assert eq.mode == {"ground": "stick"}
+    np.testing.assert_allclose(eq.q["x"], -mass * G * math.sin(beta) / k, rtol=1e-12)
+    np.testing.assert_allclose(eq.contact_forces["ground"][0], mass * G * math.cos(beta),
+                               rtol=1e-12)
+    np.testing.assert_allclose(eq.contact_forces["ground"][1], [0.0], atol=1e-9)
