@@ -70,7 +70,7 @@ class VariableResistor(_OnePort):
     """Resistor with a resistance signal ``R`` (a number, an expression or a function of
     time): ``v = R_actual i`` (``i`` a general variable: ``R = 0`` is a short)."""
     units = {"R": "Ohm", "T_ref": "K", "alpha": "1/K", "T": "K", "i": "A", "v": "V",
-             "LossPower": "W"}
+             "LossPower": "W", "i_R": "A"}
 
     def __init__(self, name, R, T_ref=300.15, alpha=0.0, T=None):
         super().__init__(name)
@@ -274,7 +274,7 @@ class Potentiometer(Component):
     pin_p; ``rConstant``, or a signal ``r``), ``pin_p.v - contact.v = R (1 - r) pin_p.i``,
     ``pin_n.v - contact.v = R r pin_n.i``."""
     units = {"R": "Ohm", "T_ref": "K", "alpha": "1/K", "T": "K", "rConstant": "1",
-             "LossPower": "W"}
+             "LossPower": "W", "i_p": "A", "i_n": "A"}
 
     def __init__(self, name, R=1.0, T_ref=293.15, alpha=0.0, T=None, rConstant=0.5, r=None):
         super().__init__(name)
@@ -318,7 +318,7 @@ class IdealTransformer(_TwoPort):
 class IdealOpAmp3Pin(Component):
     """Ideal operational amplifier (a nullator at the input, a norator from the output to
     ground): ``in_p.v = in_n.v``, no input current, any output current."""
-    units = {}
+    units = {"i_out": "A"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -342,7 +342,7 @@ class Nullator(_OnePort):
 class Norator(_OnePort):
     """Norator (MSL 3.2's Analog.Basic): any voltage and any current, fixed by the
     circuit (``i`` a general variable)."""
-    units = {"i": "A", "v": "V"}
+    units = {"i": "A", "v": "V", "i_norator": "A"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -351,3 +351,7 @@ class Norator(_OnePort):
         self.flow(self.n, -i)
         self.output("i", i)
         self.output("v", self.vdrop)
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)

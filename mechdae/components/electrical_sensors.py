@@ -39,7 +39,7 @@ class _PowerPaths(Component):
 class PowerSensor(_PowerPaths):
     """Ideal sensor of the instantaneous power ``power = v i`` (``v = pv.v - nv.v``, ``i``
     from pc to nc)."""
-    units = {"power": "W"}
+    units = {"power": "W", "i_path": "A"}
 
     def __init__(self, name):
         super().__init__(name)
@@ -49,10 +49,14 @@ class PowerSensor(_PowerPaths):
 class MultiSensor(_PowerPaths):
     """Ideal sensor of the current ``i`` (pc to nc), the voltage ``v = pv.v - nv.v`` and
     the power ``power = v i``."""
-    units = {"i": "A", "v": "V", "power": "W"}
+    units = {"i": "A", "v": "V", "power": "W", "i_path": "A"}
 
     def __init__(self, name):
         super().__init__(name)
         self.output("i", self._i)
         self.output("v", self._v)
         self.output("power", self._v * self._i)
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)

@@ -152,7 +152,7 @@ class SignalVoltage(_Source):
     """Voltage ``v`` between p and n from a signal (a number, an expression or a function
     of time)."""
     _kind = "voltage"
-    units = {"v": "V", "i": "A"}
+    units = {"v": "V", "i": "A", "v_signal": "V"}
 
     def __init__(self, name, v=0.0):
         super().__init__(name)
@@ -163,7 +163,7 @@ class SignalCurrent(_Source):
     """Current ``i`` from p to n through the source from a signal (a number, an expression
     or a function of time)."""
     _kind = "current"
-    units = {"i": "A", "v": "V"}
+    units = {"i": "A", "v": "V", "i_signal": "A"}
 
     def __init__(self, name, i=0.0):
         super().__init__(name)
@@ -172,3 +172,7 @@ class SignalCurrent(_Source):
 
 __all__ += ["ExponentialsVoltage", "ExponentialsCurrent", "ConstantVoltage",
             "ConstantCurrent", "SignalVoltage", "SignalCurrent"]
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)

@@ -126,3 +126,7 @@ class TorqueToAngleAdaptor(Component):
         self.output("phi", fl.phi)
         self.output("w", der(fl.phi) if use_w else 0.0 * t)
         self.output("a", der(der(fl.phi)) if use_a and use_w else 0.0 * t)
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)

@@ -98,3 +98,7 @@ class MultiSensor(_Rigid):
         self.output("tau", tau)
         self.output("w", w)
         self.output("power", tau * w)
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)

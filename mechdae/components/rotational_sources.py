@@ -176,7 +176,8 @@ class EddyCurrentTorque(_PartialTorque):
     (``constantExcitation``, or a signal given as ``excitation``); always braking;
     ``lossPower = tau w``. The temperature ``T`` is fixed (MSL without heat port)."""
     units = {"tau_nominal": "N.m", "w_nominal": "rad/s", "TRef": "K", "alpha20": "1/K",
-             "T": "K", "tau": "N.m", "w": "rad/s", "lossPower": "W"}
+             "T": "K", "tau": "N.m", "w": "rad/s", "lossPower": "W",
+             "constantExcitation": "1", "excitation": "1"}
 
     def __init__(self, name, tau_nominal, w_nominal, TRef=293.15, alpha20=0.0, T=293.15,
                  constantExcitation=1.0, excitation=None, useSupport=False):
@@ -245,3 +246,7 @@ class Accelerate(Component):
         ref = self.signal("a_ref", a_ref)
         phi = accelerate_drive(self, ref, a_ref, ("phi", "w", "a"), (phi_start, w_start))
         drive(self, self.flange, phi_sup, phi)
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)

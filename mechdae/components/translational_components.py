@@ -55,3 +55,7 @@ class GeneralForceToPositionAdaptor(Component):
         self.output("s", fl.s)
         self.output("v", der(fl.s))
         self.output("a", der(der(fl.s)))
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)

@@ -97,3 +97,7 @@ class MultiSensor(_Rigid):
         self.output("f", f)
         self.output("v", v)
         self.output("power", f * v)
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)

@@ -175,7 +175,8 @@ class EddyCurrentForce(_PartialForce):
     or a signal given as ``excitation``); always braking; ``lossPower = f v``. The
     temperature ``T`` is fixed (MSL without heat port)."""
     units = {"f_nominal": "N", "v_nominal": "m/s", "TRef": "K", "alpha20": "1/K", "T": "K",
-             "f": "N", "v": "m/s", "lossPower": "W"}
+             "f": "N", "v": "m/s", "lossPower": "W",
+             "constantExcitation": "1", "excitation": "1"}
 
     def __init__(self, name, f_nominal, v_nominal, TRef=293.15, alpha20=0.0, T=293.15,
                  constantExcitation=1.0, excitation=None, useSupport=False):
@@ -241,3 +242,7 @@ class Accelerate(Component):
         s = accelerate_drive(self, ref, a_ref, ("s", "v", "a"), (s_start, v_start))
         drive(self, self.flange, s_sup, s)
 
+
+
+from ._msl_exports import done as _done  # noqa: E402
+_done(__name__)
