@@ -251,3 +251,17 @@ def test_trim_rolling_disk_on_an_incline_with_a_closed_contact():
     np.testing.assert_allclose(eq.contact_forces["ground"][0], mass * G * math.cos(beta),
                                rtol=1e-12)
     np.testing.assert_allclose(eq.contact_forces["ground"][1], [0.0], atol=1e-9)
+
+
+def test_block_resting_on_two_corners_redundant_contact_rows():
+    # four contact rows (two normals, two sticking tangents) on three degrees of freedom:
+    # the tangents are redundant; minimal coordinates: the position x only (velocity-level
+    # sticking), A = 0; each corner carries m g / 2 (the minimum-norm split of the
+    # redundant tangential forces: zero)
+    sys = md.load("models/rocking_block.py", m=1.0, h=1.5).compile(stabilization=None)
+    lin = sys.linearize(q={"x": 0.0, "y": 0.75, "th": 0.0})
+    assert lin.mode == {"L": "stick", "R": "stick"} and lin.x_names == ["x"]
+    np.testing.assert_allclose(lin.A, 0.0, atol=1e-12)
+    for name in ("L", "R"):
+        np.testing.assert_allclose(lin.contact_forces[name][0], G / 2, rtol=1e-9)
+        np.testing.assert_allclose(lin.contact_forces[name][1], [0.0], atol=1e-9)
