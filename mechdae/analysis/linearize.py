@@ -127,19 +127,13 @@ def linearize(system, q=None, v=None, inputs=None, outputs=(), params=None, t=0.
     sy = system
     N0 = np.array(sy.functions["N"](qa, pv))
     N0p = np.linalg.pinv(N0)
-    s, u = ca.MX.sym("s", sy.nu), ca.MX.sym("u", sy.nu)
-    vv, w = ca.MX.sym("v", sy.nv), ca.MX.sym("w", len(sy.w_names))
-    qx = ca.DM(qa) + ca.mtimes(ca.DM(N0), s)
-    xdot, lam, y, z, extras = mode.graphs(ca.vertcat(qx, u, vv), t, ca.DM(pv), w)
-    nq, nu = sy.nq, sy.nu
-    f = ca.vertcat(ca.mtimes(ca.DM(N0p), xdot[:nq]), xdot[nq:])
-    xs = ca.vertcat(s, u, vv)
-    yout, ynames = _outputs(sy, mode, outputs, (qx, u, vv, t, pv, w), lam, xdot, extras)
-    fn = ca.Function("lin", [xs, w], [f, ca.jacobian(f, xs), ca.jacobian(f, w), y, z,
-                                      ca.jacobian(y, s), ca.jacobian(z, xs), lam, yout,
-                                      ca.jacobian(yout, xs), ca.jacobian(yout, w)])
+    nu = sy.nu
     x0 = np.concatenate([np.zeros(nu), ua, va])
-    f0, J, Jw, y0, z0, Ys, Zx, lam0, _, Cy, Dy = [np.array(a) for a in fn(x0, wv)]
+    core = _core(sy, mode)
+    f0, J, Jw, y0, z0, Ys, Zx, lam0 = [np.array(a) for a in
+                                       core(qa, N0.ravel("F"), N0p.ravel("F"), x0, wv, pv, t)]
+    if outputs:
+        Cy, Dy, ynames = _output_jacobians(sy, mode, outputs, qa, N0, x0, wv, pv, t)
     if not (np.all(np.isfinite(J)) and np.all(np.isfinite(Jw))):
         slide = [n for n, k in mode.mode.items() if k == "slide"]
         raise ValueError(f"linearize: the dynamics of model '{sy.name}' is not differentiable "
@@ -151,10 +145,10 @@ def linearize(system, q=None, v=None, inputs=None, outputs=(), params=None, t=0.
     if basis == "independent":
         Z, P, names = _independent_basis(Ys, Zx[:, :nu], Zx[:, nu:2 * nu], sy.nv, full)
     else:
-        E = np.zeros((Ys.shape[0] + Zx.shape[0], xs.numel()))
+        E = np.zeros((Ys.shape[0] + Zx.shape[0], x0.size))
         E[:Ys.shape[0], :nu] = Ys
         E[Ys.shape[0]:, :] = Zx
-        Z = scipy.linalg.null_space(E, rcond=1e-10) if E.size else np.eye(xs.numel())
+        Z = scipy.linalg.null_space(E, rcond=1e-10) if E.size else np.eye(x0.size)
         P = Z.T
         names = [f"xi{i}" for i in range(Z.shape[1])]
     A, B = P @ J @ Z, P @ Jw
@@ -167,6 +161,41 @@ def linearize(system, q=None, v=None, inputs=None, outputs=(), params=None, t=0.
                          contact_forces=mode.contact_multipliers(lam0.ravel()),
                          xdot0=P @ f0.ravel(), basis=Z, projector=P, full_names=full,
                          point=dict(q=qa, u=ua, v=va, w=wv, p=pv, t=t))
+
+
+def _core(sy, mode):
+    """The mode's Function ``(q0, N0, N0+, x, w, p, t) -> (f, df/dx, df/dw, y, z, dy/ds,
+    dz/dx, lam)`` in the chart ``q = q0 + N0 s``, ``x = (s, u, v)`` (cached on the
+    System per mode: repeated linearizations, e.g. gain scheduling, only evaluate it)."""
+    cache = sy.__dict__.setdefault("_analysis_cache", {})
+    key = ("linearize", tuple(sorted(mode.mode.items())))
+    if key not in cache:
+        nq, nu = sy.nq, sy.nu
+        q0, t = ca.MX.sym("q0", nq), ca.MX.sym("t")
+        N0, N0p = ca.MX.sym("N0", nq, nu), ca.MX.sym("N0p", nu, nq)
+        xs, w = ca.MX.sym("x", 2 * nu + sy.nv), ca.MX.sym("w", len(sy.w_names))
+        p = ca.MX.sym("p", len(sy.p_names))
+        s = xs[:nu]
+        qx = q0 + ca.mtimes(N0, s)
+        xdot, lam, y, z, _ = mode.graphs(ca.vertcat(qx, xs[nu:]), t, p, w)
+        f = ca.vertcat(ca.mtimes(N0p, xdot[:nq]), xdot[nq:])
+        cache[key] = ca.Function("lin", [q0, ca.vec(N0), ca.vec(N0p), xs, w, p, t],
+                                 [f, ca.jacobian(f, xs), ca.jacobian(f, w), y, z,
+                                  ca.jacobian(y, xs)[:, :nu], ca.jacobian(z, xs), lam])
+    return cache[key]
+
+
+def _output_jacobians(sy, mode, outputs, qa, N0, x0, wv, pv, t):
+    """``(dy/dx, dy/dw, names)`` of the outputs at the point, in the chart's ``x``."""
+    nu = sy.nu
+    xs, w = ca.MX.sym("x", x0.size), ca.MX.sym("w", len(sy.w_names))
+    qx = ca.DM(qa) + ca.mtimes(ca.DM(N0), xs[:nu])
+    xdot, lam, _, _, extras = mode.graphs(ca.vertcat(qx, xs[nu:]), t, ca.DM(pv), w)
+    u, vv = xs[nu:2 * nu], xs[2 * nu:]
+    yout, names = _outputs(sy, mode, outputs, (qx, u, vv, t, pv, w), lam, xdot, extras)
+    fn = ca.Function("y", [xs, w], [ca.jacobian(yout, xs), ca.jacobian(yout, w)])
+    Cy, Dy = (np.array(a) for a in fn(x0, wv))
+    return Cy, Dy, names
 
 
 def _state_names(sy, N0):
