@@ -14,9 +14,12 @@ inputs held over each communication step.
 Contacts (Model Exchange): the gaps are the FMU's event indicators; at an event the FMU
 solves the impact problem of the touching contacts with the contact kernel of mechdae's
 event engine compiled in (``mdae_impact_solve``: Newton's law, Coulomb friction, several
-contacts at once) and the speeds jump. The FMU has no persistent-contact mode yet: an
-accumulation of impacts (an approach slower than ``rest_velocity``) is reported through
-the FMI logger and ends the run (terminateSimulation).
+contacts at once) and the speeds jump. A contact that comes to rest (impacts
+accumulating: an approach slower than ``rest_velocity``, a bounce below the gap tolerance,
+no separation after the impact) is closed: its normal row holds it (the event engine's
+stabilization), its normal force is its event indicator, and it lifts off where that force
+vanishes. Contacts with friction are not held that way (stick and slide modes are not in
+the FMU yet): their coming to rest is reported through the FMI logger and ends the run.
 """
 import datetime
 import os
@@ -26,8 +29,8 @@ import uuid
 import numpy as np
 
 from ..._version import __version__
-from ._build import (compile_fmu, compiler, contact_functions, dependencies, model_functions,
-                     platform_dirs, start_vector, write_fmu, write_sources)
+from ._build import (compile_fmu, compiler, contact_functions, dependencies, mode_function,
+                     model_functions, platform_dirs, start_vector, write_fmu, write_sources)
 from ._description import model_description
 from ._variables import legal_name, variable_table
 
@@ -36,6 +39,9 @@ __all__ = ["export_fmu", "legal_name"]
 KINDS = ("model-exchange", "co-simulation")
 GAP_TOL = 1e-8
 """A contact with gap <= GAP_TOL at an event is touching (as mechdae.contact.assembly)."""
+CONTACT_GAINS = (20.0, 100.0)
+"""``(alpha, beta)`` of a closed contact's normal row, ``w_n u' = -2 alpha v_n - beta^2 g -
+dot w_n u`` (the event engine's default ``contact_stabilization``)."""
 
 
 def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=None,
@@ -66,9 +72,9 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
     rtol, atol : float
         Tolerances of the Co-Simulation integrator (ignored for Model Exchange).
     rest_velocity : float
-        Contacts: an impact slower than this (normal approach speed) marks an accumulation
-        of impacts; the FMU has no persistent-contact mode yet, so it reports the
-        accumulation through the FMI logger and asks the importer to terminate.
+        Contacts: a contact approaching slower than this (normal speed) comes to rest: a
+        plastic impact, then the contact is closed (frictionless contacts; with friction
+        the FMU reports it through the FMI logger and asks the importer to terminate).
 
     Returns
     -------
@@ -95,12 +101,13 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
     path = os.fspath(path)
     _check_call(system, path, kind, fmi_version, rtol, atol, stop_time, rest_velocity)
     x0, p0, w0 = _start_values(system, q0, v0, params, inputs)
-    ode, out = model_functions(system)
+    ode, out, out_of_state = model_functions(system)
     funcs = [ode] + ([out] if out is not None else [])
     if system.contact_names:
-        funcs += list(contact_functions(system))
+        funcs += list(contact_functions(system)) + [mode_function(system, CONTACT_GAINS)]
     ny = len(getattr(system, "output_names", []))
-    sparsity = dict(ode=dependencies(ode, ode.size1_out(0)), out=dependencies(out, ny))
+    sparsity = dict(ode=dependencies(ode, ode.size1_out(0)),
+                    out=dependencies(out_of_state, ny))
     units = _units(system)
     V, layout = variable_table(system, x0, p0, w0, units, sparsity)
     cmd = compiler()
@@ -209,7 +216,8 @@ def _describe(system, kind, method, rtol, atol):
     if system.contact_names:
         text += (f"; contacts {', '.join(system.contact_names)}: gaps are event indicators, "
                  "impacts solved at events by mechdae's mdae_impact_solve (Newton's law, "
-                 "Coulomb friction) compiled in; an accumulation of impacts terminates the run")
+                 "Coulomb friction) compiled in; a frictionless contact coming to rest is "
+                 "closed and lifts off where its normal force vanishes")
     if kind == "co-simulation":
         text += (f"; Co-Simulation steps: mechdae's {method.upper()} Runge-Kutta integrator "
                  f"(adaptive, rtol={rtol:g}, atol={atol:g}) compiled in, inputs held "

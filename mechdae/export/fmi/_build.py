@@ -21,7 +21,7 @@ import zipfile
 import casadi as ca
 import numpy as np
 
-__all__ = ["model_functions", "contact_functions", "dependencies", "platform_dirs", "compile_fmu", "write_fmu"]
+__all__ = ["model_functions", "mode_function", "contact_functions", "dependencies", "platform_dirs", "compile_fmu", "write_fmu"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 C_DIR = os.path.join(HERE, "c")
@@ -32,25 +32,80 @@ CONTACT_SOURCES = ("mdae_contact.c", "mdae_lcp.c", "mdae_slide.c", "mdae_status.
 
 
 def model_functions(system):
-    """``(ode, out)``: ``mdae_fmu_ode(x, t, p, w) -> xdot`` and ``mdae_fmu_out(x, t, p, w)
-    -> y`` (``out`` is None when the System has no outputs)."""
+    """``(ode, out, out_of_state)``: ``mdae_fmu_ode(x, t, p, w) -> (xdot, lam)`` (``lam``
+    the multipliers of the bilateral constraints), ``mdae_fmu_out(x, t, p, w, xdot, lam)
+    -> y`` (evaluated with the accelerations and multipliers of the current contact mode)
+    and ``out_of_state(x, t, p, w) -> y`` (smooth mode: for the dependencies); the last two
+    None when the System has no outputs."""
     nq, nu, nv = system.nq, system.nu, system.nv
     x, t = ca.MX.sym("x", nq + nu + nv), ca.MX.sym("t")
     p, w = ca.MX.sym("p", len(system.p_names)), ca.MX.sym("w", len(system.w_names))
     xdot, lam, z = system.rhs_mx(x, t, p, w, ca.DM(system.H), ca.DM(system.K))
-    names = (["x", "t", "p", "w"],)
-    ode = ca.Function("mdae_fmu_ode", [x, t, p, w], [xdot], *names, ["xdot"])
+    names = ["x", "t", "p", "w"]
+    ode = ca.Function("mdae_fmu_ode", [x, t, p, w], [xdot, lam], names, ["xdot", "lam"])
     if not getattr(system, "output_names", None):
-        return ode, None
+        return ode, None, None
+    xd, lm = ca.MX.sym("xdot", xdot.shape[0]), ca.MX.sym("lam", lam.shape[0])
     q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
     hd = ca.MX(0, 1)
     if system.nhd:
         J, F0 = system.functions["extras"](q, u, v, t, p, w)
         hd = ca.solve(J, -F0, "qr")[:system.nhd]
-    ud = xdot[nq:nq + nu]
-    y = system.functions["outputs"](q, u, v, hd, z, t, p, w, lam, ud)
-    out = ca.Function("mdae_fmu_out", [x, t, p, w], [y], *names, ["y"])
-    return ode, out
+    _, z = system.extras_mx(q, u, v, t, p, w)
+    y = system.functions["outputs"](q, u, v, hd, z, t, p, w, lm, xd[nq:nq + nu])
+    out = ca.Function("mdae_fmu_out", [x, t, p, w, xd, lm], [y], names + ["xdot", "lam"],
+                      ["y"])
+    full = ca.Function("out_of_state", [x, t, p, w], [out(x, t, p, w, xdot, lam)], names,
+                       ["y"])
+    return ode, out, full
+
+
+def mode_function(system, gains):
+    """``mdae_fmu_mode(x, t, p, w, closed) -> (xdot, lam, lam_n)``: the dynamics with the
+    contacts flagged in ``closed`` (1.0 / 0.0 per contact) held closed by their normal
+    rows, stabilized as in the event engine (``w_n u' = -2 alpha v_n - beta^2 g -
+    dot w_n u``), ``lam_n`` their normal forces (multipliers of ``w_n^T``; 0 for the open
+    ones):
+
+        M u' = h + C^T Lambda + W_n^T diag(closed) lam_n,
+
+    solved through the Schur complement of the constraint rows (an open contact's row is
+    ``lam_n = 0``), regularized as the smooth right-hand side."""
+    from ...symbolic.linalg import regularized_solve
+    F = system.functions
+    nq, nu, nc = system.nq, system.nu, len(system.contact_names)
+    alpha, beta = gains
+    x, t = ca.MX.sym("x", nq + nu + system.nv), ca.MX.sym("t")
+    p, w = ca.MX.sym("p", len(system.p_names)), ca.MX.sym("w", len(system.w_names))
+    closed = ca.MX.sym("closed", nc)
+    q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
+    _, z = system.extras_mx(q, u, v, t, p, w)
+    M, h = F["M"](q, p), F["h"](q, u, v, z, t, p, w)
+    W, Wd, g = F["W"](q, t, p), F["Wdot_u"](q, u, t, p), F["gap"](q, t, p)
+    Vc = ca.mtimes(W, u) + F["Wt"](q, t, p) if system.rheonomic else ca.mtimes(W, u)
+    starts = list(np.cumsum([0] + [1 + int(c["n_tangent"]) for c in system.contacts])[:-1])
+    Wn = ca.vertcat(*[W[int(k), :] for k in starts])
+    vn = ca.vertcat(*[Vc[int(k)] for k in starts])
+    Wdn = ca.vertcat(*[Wd[int(k)] for k in starts])
+    An = ca.mtimes(ca.diag(closed), Wn)
+    rhs_n = closed * (-2 * alpha * vn - beta ** 2 * g - Wdn)
+    r = system.m + system.k
+    if r:
+        y, zc, C, c = F["constraints"](q, u, t, p)
+        A = ca.vertcat(C, An)
+        rhs = ca.vertcat(ca.mtimes(ca.DM(system.H), y) + ca.mtimes(ca.DM(system.K), zc) - c,
+                         rhs_n)
+        free = ca.vertcat(ca.DM.zeros(r, 1), 1 - closed)
+    else:
+        A, rhs, free = An, rhs_n, 1 - closed
+    X = ca.solve(M, ca.horzcat(h, A.T), "ldl")
+    Mih, MiAt = X[:, 0], X[:, 1:]
+    S = ca.mtimes(A, MiAt) + ca.diag(free)
+    lam = regularized_solve(S, rhs - ca.mtimes(A, Mih))
+    ud = Mih + ca.mtimes(MiAt, lam)
+    xdot = ca.vertcat(F["kinematics"](q, u, p), ud)
+    return ca.Function("mdae_fmu_mode", [x, t, p, w, closed], [xdot, lam[:r], lam[r:]],
+                       ["x", "t", "p", "w", "closed"], ["xdot", "lam", "lam_n"])
 
 
 def contact_functions(system):
@@ -151,6 +206,8 @@ def _contact_lines(system, options):
               "int mdae_fmu_gap(const double **arg, double **res, long long *iw, double *w, "
               "int mem);",
               "int mdae_fmu_impact(const double **arg, double **res, long long *iw, double *w, "
+              "int mem);",
+              "int mdae_fmu_mode(const double **arg, double **res, long long *iw, double *w, "
               "int mem);"]
     return lines
 
@@ -164,7 +221,8 @@ def _header(layout, functions, token, kind, start, cs_options, system):
              "#ifndef MDAE_FMU_MODEL_H", "#define MDAE_FMU_MODEL_H", ""]
     for key in ("nx", "np", "nw", "ny"):
         lines.append(f"#define MDAE_{key.upper()} {L[key]}")
-    lines += [f"#define MDAE_NQ {system.nq}", f"#define MDAE_NU {system.nu}"]
+    lines += [f"#define MDAE_NQ {system.nq}", f"#define MDAE_NU {system.nu}",
+              f"#define MDAE_NLAM {system.m + system.k}"]
     for key in ("VR_X", "VR_DX", "VR_P", "VR_W", "VR_Y", "VR_G"):
         lines.append(f"#define MDAE_{key} {L[key]}")
     lines += [f"#define MDAE_NR {L['NR']}",

@@ -48,7 +48,11 @@ typedef struct {
     double h_next;              /* Co-Simulation: the step size proposed for the next call */
     long n_steps, n_rhs;        /* Co-Simulation: integrator statistics                   */
     long n_impacts;
+    double lam[MDAE_NLAM + 1];  /* multipliers of the bilateral constraints (last eval)    */
 #if MDAE_NC > 0
+    double closed_d[MDAE_NC];   /* 1.0: the contact is closed (persistent contact mode)    */
+    double clam[MDAE_NC];       /* normal forces of the closed contacts (last eval)        */
+    int any_closed;
     /* contacts (mdae_fmu_contact.c): impact terms, the padded problem, its solution */
     double cWu[MDAE_NROWS], cD[MDAE_NROWS * MDAE_NROWS], cB[MDAE_NU * MDAE_NROWS + 1];
     double claws[3 * MDAE_NC];

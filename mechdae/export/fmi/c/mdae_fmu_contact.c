@@ -18,11 +18,13 @@
  * its normal velocity (positive while it lifts off) until the apex, where it is armed
  * again: a bounce smaller than the importer's event location never goes unseen.
  *
- * Accumulation of impacts: an approaching contact slower than MDAE_REST_VEL, a contact
- * that lifted off by no more than MDAE_GAP_TOL at its apex, or one that stays closed after
- * its impact (e_n = 0) would need a persistent-contact mode; the FMU does not switch into
- * one (yet): it reports the accumulation through the logger and asks the importer to
- * terminate.
+ * Persistent contact: a contact that arrives slower than MDAE_REST_VEL (a plastic impact),
+ * lifts off by no more than MDAE_GAP_TOL before its apex, or does not separate after its
+ * impact (e_n = 0) comes to rest: it is closed, held by its normal row (mdae_fmu_mode,
+ * stabilized as in the event engine), its event indicator its normal force; where that
+ * force turns negative it lifts off. A contact with friction cannot be held by its normal
+ * row alone (stick / slide modes are not in the FMU yet): its coming to rest is reported
+ * through the logger and the importer asked to terminate.
  */
 #include "mdae_fmu.h"
 
@@ -115,50 +117,72 @@ static void jump(mdae_fmu *m, const int *act, int na, int dim)
     }
 }
 
-int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate)
+/* a contact can be held closed by its normal row alone: no tangential rows, or no friction */
+static int closable(const mdae_fmu *m, int a)
 {
-    int act[MDAE_NC], na = 0, approach = 0, dim = 2, a, st;
-    double g[MDAE_NC], vmin = 0.0;
+    return MDAE_CROWS[a] == 1 || m->claws[3 * a + 2] == 0.0;
+}
+
+static void set_closed(mdae_fmu *m, int a, int on)
+{
+    int b;
+    m->closed_d[a] = on ? 1.0 : 0.0;
+    m->armed[a] = 1;
+    m->any_closed = 0;
+    for (b = 0; b < MDAE_NC; ++b)
+        if (m->closed_d[b] != 0.0) m->any_closed = 1;
+    m->dirty = 1;
+}
+
+/* contact a comes to rest: closed if its normal row can hold it, else the run ends */
+static int come_to_rest(mdae_fmu *m, int a, const char *why, int *terminate)
+{
+    if (!closable(m, a)) {
+        mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
+                      "impacts accumulate at t = %.17g: contact '%s' %s after %ld impacts; "
+                      "it has friction, and the FMU's persistent-contact mode holds "
+                      "frictionless contacts only: terminating", m->r[0], MDAE_CNAME[a], why,
+                      m->n_impacts);
+        *terminate = 1;
+        return 1;
+    }
+    mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' %s after %ld impacts: "
+                  "closed (persistent contact)", m->r[0], MDAE_CNAME[a], why, m->n_impacts);
+    set_closed(m, a, 1);
+    return 0;
+}
+
+/* closed contacts whose normal force went negative lift off, the most negative first */
+static int lift_off(mdae_fmu *m, int *changed)
+{
+    int k, a;
+    for (k = 0; k < MDAE_NC && m->any_closed; ++k) {
+        int worst = -1;
+        if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
+        for (a = 0; a < MDAE_NC; ++a)
+            if (m->closed_d[a] != 0.0 && m->clam[a] <= 0.0
+                && (worst < 0 || m->clam[a] < m->clam[worst]))
+                worst = a;
+        if (worst < 0) break;
+        mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' lifts off (normal "
+                      "force %g)", m->r[0], MDAE_CNAME[worst], m->clam[worst]);
+        set_closed(m, worst, 0);
+        *changed = 1;
+    }
+    return mdae_fmu_eval(m);
+}
+
+/* the impact of the touching contacts act[0..na); rest[a]: contact a arrives slower than
+ * rest_velocity (a plastic impact, then closed) */
+static int impact(mdae_fmu *m, const int *act, int na, int dim, const int *rest)
+{
     mdae_impact_problem p;
     mdae_impact_options o;
     mdae_impact_info info;
-    *changed = 0;
-    *terminate = 0;
-    if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
-    memcpy(g, m->r + MDAE_VR_G, sizeof g);
-    if (impact_terms(m)) return MDAE_FMU_ERROR;
-    for (a = 0; a < MDAE_NC; ++a) {      /* lifting contacts past their apex: re-armed */
-        if (m->armed[a] || m->cvel[MDAE_CSTART[a]] > 0.0) continue;
-        if (!(g[a] > MDAE_GAP_TOL)) {
-            mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
-                          "impacts accumulate at t = %.17g: contact '%s' lifted off by %g only "
-                          "after %ld impacts; the FMU has no persistent-contact mode: "
-                          "terminating", m->r[0], MDAE_CNAME[a], g[a], m->n_impacts);
-            *terminate = 1;
-            return MDAE_FMU_WARNING;
-        }
-        m->armed[a] = 1;
-    }
-    for (a = 0; a < MDAE_NC; ++a) {
-        if (!(g[a] <= MDAE_GAP_TOL)) continue;
-        act[na++] = a;
-        if (MDAE_CROWS[a] > 2) dim = 3;
-        if (m->cWu[MDAE_CSTART[a]] < 0.0) {
-            if (!approach || m->cWu[MDAE_CSTART[a]] < vmin) vmin = m->cWu[MDAE_CSTART[a]];
-            approach = 1;
-        }
-    }
-    if (!approach) return MDAE_FMU_OK;
-    if (-vmin < MDAE_REST_VEL) {
-        mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
-                      "impacts accumulate at t = %.17g: contact '%s' approaches at %g < "
-                      "rest_velocity = %g after %ld impacts; the FMU has no persistent-contact "
-                      "mode: terminating", m->r[0], MDAE_CNAME[act[0]], -vmin,
-                      (double)MDAE_REST_VEL, m->n_impacts);
-        *terminate = 1;
-        return MDAE_FMU_WARNING;
-    }
+    int a, st;
     pad_problem(m, act, na, dim);
+    for (a = 0; a < na; ++a)
+        if (rest[act[a]] || m->closed_d[act[a]] != 0.0) m->ce_n[a] = 0.0;
     p.nc = na; p.dim = dim; p.D = m->cDp; p.v_minus = m->cvp;
     p.e_n = m->ce_n; p.e_t = m->ce_t; p.mu = m->cmu;
     mdae_impact_options_default(&o);
@@ -174,21 +198,55 @@ int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate)
     jump(m, act, na, dim);
     m->n_impacts++;
     m->dirty = 1;
-    if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
-    for (a = 0; a < na; ++a) {          /* separating after the impact: watch the apex */
-        int c = act[a];
-        if (m->cvel[MDAE_CSTART[c]] > 0.0) m->armed[c] = 0;
-        else if (m->cWu[MDAE_CSTART[c]] < 0.0) {
-            mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
-                          "contact '%s' stays closed after the impact at t = %.17g (normal "
-                          "velocity %g); the FMU has no persistent-contact mode: terminating",
-                          MDAE_CNAME[c], m->r[0], m->cvel[MDAE_CSTART[c]]);
-            *terminate = 1;
+    return MDAE_FMU_OK;
+}
+
+int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate)
+{
+    int act[MDAE_NC], rest[MDAE_NC], na = 0, approach = 0, dim = 2, a;
+    double g[MDAE_NC];
+    *changed = 0;
+    *terminate = 0;
+    if (lift_off(m, changed) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
+    memcpy(g, m->r + MDAE_VR_G, sizeof g);
+    if (impact_terms(m)) return MDAE_FMU_ERROR;
+    for (a = 0; a < MDAE_NC; ++a) {      /* lifting contacts past their apex: re-armed */
+        rest[a] = 0;
+        if (m->closed_d[a] != 0.0 || m->armed[a] || m->cvel[MDAE_CSTART[a]] > 0.0) continue;
+        m->armed[a] = 1;
+        if (!(g[a] > MDAE_GAP_TOL)) {
+            *changed = 1;
+            if (come_to_rest(m, a, "lifted off by less than the gap tolerance", terminate))
+                return MDAE_FMU_WARNING;
         }
     }
+    for (a = 0; a < MDAE_NC; ++a) {
+        double vn = m->cWu[MDAE_CSTART[a]];
+        if (!(g[a] <= MDAE_GAP_TOL) && m->closed_d[a] == 0.0) continue;
+        act[na++] = a;
+        if (MDAE_CROWS[a] > 2) dim = 3;
+        if (m->closed_d[a] == 0.0 && vn < 0.0) {
+            approach = 1;
+            rest[a] = -vn < MDAE_REST_VEL;
+        }
+    }
+    if (!approach) return MDAE_FMU_OK;
+    if (impact(m, act, na, dim, rest) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
     *changed = 1;
+    if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
+    for (a = 0; a < na; ++a) {          /* after the impact: lifting, or at rest */
+        int c = act[a];
+        if (m->closed_d[c] != 0.0) continue;
+        if (rest[c] || !(m->cvel[MDAE_CSTART[c]] > MDAE_REST_VEL)) {
+            if (come_to_rest(m, c, rest[c] ? "arrives slower than rest_velocity"
+                                           : "does not separate", terminate))
+                return MDAE_FMU_WARNING;
+        } else if (g[c] <= MDAE_GAP_TOL) {
+            m->armed[c] = 0;
+        }
+    }
     mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "impact %ld at t = %.17g: %d contact(s), "
-                  "first '%s', v_n- = %g", m->n_impacts, m->r[0], na, MDAE_CNAME[act[0]], vmin);
-    return MDAE_FMU_OK;
+                  "first '%s'", m->n_impacts, m->r[0], na, MDAE_CNAME[act[0]]);
+    return lift_off(m, changed);
 }
 #endif

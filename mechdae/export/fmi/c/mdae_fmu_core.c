@@ -31,7 +31,12 @@ void mdae_fmu_reset(mdae_fmu *m)
 #if MDAE_NC > 0
     {
         int a;
-        for (a = 0; a < MDAE_NC; ++a) m->armed[a] = 1;
+        for (a = 0; a < MDAE_NC; ++a) {
+            m->armed[a] = 1;
+            m->closed_d[a] = 0.0;
+            m->clam[a] = 0.0;
+        }
+        m->any_closed = 0;
     }
 #endif
 }
@@ -84,11 +89,19 @@ static int eval_at(mdae_fmu *m, const double *x, double t, double *dx, double *y
 {
     m->arg[0] = x; m->arg[1] = &t; m->arg[2] = m->r + MDAE_VR_P; m->arg[3] = m->r + MDAE_VR_W;
     m->res[0] = dx;
+    m->res[1] = m->lam;
+#if MDAE_NC > 0
+    if (m->any_closed) {            /* persistent contacts: their mode's dynamics */
+        m->arg[4] = m->closed_d;
+        m->res[2] = m->clam;
+        if (mdae_fmu_mode(m->arg, m->res, m->iw, m->w, 0)) return 1;
+    } else
+#endif
     if (mdae_fmu_ode(m->arg, m->res, m->iw, m->w, 0)) return 1;
 #if MDAE_NY > 0
     if (y) {
         m->arg[0] = x; m->arg[1] = &t; m->arg[2] = m->r + MDAE_VR_P;
-        m->arg[3] = m->r + MDAE_VR_W;
+        m->arg[3] = m->r + MDAE_VR_W; m->arg[4] = dx; m->arg[5] = m->lam;
         m->res[0] = y;
         if (mdae_fmu_out(m->arg, m->res, m->iw, m->w, 0)) return 1;
     }
@@ -220,7 +233,8 @@ int mdae_fmu_get_indicators(mdae_fmu *m, double *g, size_t n)
     if (st == MDAE_FMU_OK) {
         size_t a;
         for (a = 0; a < n; ++a)
-            g[a] = m->armed[a] ? m->r[MDAE_VR_G + a] : m->cvel[MDAE_CSTART[a]];
+            g[a] = m->closed_d[a] != 0.0 ? m->clam[a]
+                   : m->armed[a] ? m->r[MDAE_VR_G + a] : m->cvel[MDAE_CSTART[a]];
     }
 #endif
     return st;
@@ -296,7 +310,7 @@ int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
 }
 #endif
 
-size_t mdae_fmu_state_size(void) { return MDAE_NR + 1 + MDAE_NC; }
+size_t mdae_fmu_state_size(void) { return MDAE_NR + 1 + 2 * MDAE_NC; }
 
 void mdae_fmu_state_save(const mdae_fmu *m, double *buf)
 {
@@ -305,7 +319,10 @@ void mdae_fmu_state_save(const mdae_fmu *m, double *buf)
 #if MDAE_NC > 0
     {
         int a;
-        for (a = 0; a < MDAE_NC; ++a) buf[MDAE_NR + 1 + a] = m->armed[a];
+        for (a = 0; a < MDAE_NC; ++a) {
+            buf[MDAE_NR + 1 + a] = m->armed[a];
+            buf[MDAE_NR + 1 + MDAE_NC + a] = m->closed_d[a];
+        }
     }
 #endif
 }
@@ -317,7 +334,12 @@ void mdae_fmu_state_load(mdae_fmu *m, const double *buf)
 #if MDAE_NC > 0
     {
         int a;
-        for (a = 0; a < MDAE_NC; ++a) m->armed[a] = buf[MDAE_NR + 1 + a] != 0.0;
+        m->any_closed = 0;
+        for (a = 0; a < MDAE_NC; ++a) {
+            m->armed[a] = buf[MDAE_NR + 1 + a] != 0.0;
+            m->closed_d[a] = buf[MDAE_NR + 1 + MDAE_NC + a];
+            if (m->closed_d[a] != 0.0) m->any_closed = 1;
+        }
     }
 #endif
     m->dirty = 1;
