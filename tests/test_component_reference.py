@@ -45,7 +45,7 @@ def test_every_parameter_variable_and_output_has_its_unit(key):
     kw = {p: REQUIRED[p] for p, v in sig.parameters.items()
           if v.default is inspect.Parameter.empty and p not in ("self", "name")
           and v.kind is not v.VAR_KEYWORD}
-    c = cls("c", **kw)
+    c = cls("c", **kw, **getattr(cls, "_reference_args", {}))
     names = ({n for n, _, _ in c._params} | {n for n, _ in c._outputs} |
              {n for n, _, _ in c._vars})
     missing = names - set(cls.units)

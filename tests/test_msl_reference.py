@@ -25,6 +25,8 @@ EXAMPLES = {
     "msl_translational_sign_convention": ("SignConvention", 1e-4),
     "msl_analog_show_variable_resistor": ("ShowVariableResistor", 1e-4),
     "msl_analog_cauer_low_pass_analog": ("CauerLowPassAnalog", 1e-4),
+    "msl_analog_series_resonance": ("SeriesResonance", 1e-4),
+    "msl_analog_parallel_resonance": ("ParallelResonance", 1e-4),
 }
 
 
@@ -87,3 +89,15 @@ def test_variable_resistor_example_currents():
     u = -np.sin(2 * np.pi * t)
     assert np.allclose(res["R2.i"], u / 3.0, atol=1e-10)
     assert np.allclose(res["VariableResistor.i"], u / (2.0 + 2.0 + 2.5 * t), atol=1e-10)
+
+
+def test_resonance_sweeps_integrate_the_ramped_frequency():
+    """der(phi) = 2 pi f with f = 200 t: phi = 200 pi t^2 exactly; the series circuit's
+    current peaks just after the sweep crosses f0 = 100 Hz (t = 0.5 s), below the
+    steady resonant amplitude V/R = 2 A that a sweep does not give it time to reach."""
+    t = np.linspace(0.0, 1.0, 20001)
+    res = simulate("msl_analog_series_resonance", t)
+    assert np.allclose(res["sineVoltage.phi"], 200 * np.pi * t ** 2, atol=1e-8)
+    assert np.allclose(res["cosineVoltage.v"], np.cos(200 * np.pi * t ** 2), atol=1e-8)
+    i = np.abs(res["inductor1.i"])
+    assert 1.0 < np.max(i) < 2.0 and 0.5 < t[np.argmax(i)] < 0.6    # just after f0 = 100 Hz

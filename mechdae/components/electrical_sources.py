@@ -10,6 +10,11 @@ or a function of time.
 
 ``units``: each class's SI units of its parameters and outputs, as data.
 """
+import math
+
+import casadi as ca
+
+from .._symbols import der
 from . import _signals
 from .core import Component
 from .electrical import Pin
@@ -173,6 +178,58 @@ class SignalCurrent(_Source):
 __all__ += ["ExponentialsVoltage", "ExponentialsCurrent", "ConstantVoltage",
             "ConstantCurrent", "SignalVoltage", "SignalCurrent"]
 
+
+
+def _variable_frequency(kind, trig):
+    """MSL's Sine/Cosine Voltage/Current VariableFrequencyAndAmplitude: phase ``phi`` (a
+    state, start ``phi_start``) with ``der(phi) = 2 pi f``; value ``offset + A trig(phi)``."""
+    amp, unit = ("V", "V") if kind == "voltage" else ("I", "A")
+
+    def __init__(self, name, useConstantAmplitude=False, constantAmplitude=1.0,
+                 useConstantFrequency=False, constantFrequency=1.0, offset=0.0,
+                 phi_start=0.0, **signals):
+        _Source.__init__(self, name)
+        unknown = set(signals) - {amp, "f"}
+        if unknown:
+            raise TypeError(f"{type(self).__name__}(): unknown parameter(s) {sorted(unknown)}")
+        A = self._input(amp, signals.get(amp), useConstantAmplitude, constantAmplitude,
+                        "useConstantAmplitude", "constantAmplitude")
+        f = self._input("f", signals.get("f"), useConstantFrequency, constantFrequency,
+                        "useConstantFrequency", "constantFrequency")
+        phi = self.variable("phi", default=phi_start)
+        self.equation(der(phi) == 2 * math.pi * f, name="phase")
+        self._drive(self.parameter("offset", offset) + A * trig(phi))
+
+    def _input(self, name, signal, use_constant, constant, flag, cname):
+        if use_constant:
+            if signal is not None:
+                raise ValueError(f"{type(self).__name__} '{self.name}': {flag}=True and a "
+                                 f"signal {name}=...; give one of them")
+            return self.parameter(cname, constant)
+        if signal is None:
+            raise ValueError(f"{type(self).__name__} '{self.name}': give the signal {name}="
+                             f"... (a number, an expression or a function of time) or "
+                             f"{flag}=True with {cname}")
+        return self.signal(f"{name}_signal", signal)
+
+    wave = "Sine" if trig is ca.sin else "Cosine"
+    name = f"{wave}{'Voltage' if kind == 'voltage' else 'Current'}VariableFrequencyAndAmplitude"
+    return type(name, (_Source,), dict(
+        __init__=__init__, _input=_input, _kind=kind, __module__=__name__,
+        _reference_args=dict(useConstantAmplitude=True, useConstantFrequency=True),
+        __doc__=f"{wave} {kind} source with variable frequency and amplitude: "
+                f"``der(phi) = 2 pi f``, value ``offset + {amp} {wave.lower()}(phi)`` "
+                f"(``{amp}``, ``f``: signals, or constantAmplitude / constantFrequency with "
+                "useConstantAmplitude / useConstantFrequency).",
+        units={"constantAmplitude": unit, "constantFrequency": "Hz", "offset": unit,
+               "phi": "rad", "phi_start": "rad", f"{amp}_signal": unit, "f_signal": "Hz", "v": "V", "i": "A"}))
+
+
+for _kind in ("voltage", "current"):
+    for _trig in (ca.sin, ca.cos):
+        _cls = _variable_frequency(_kind, _trig)
+        globals()[_cls.__name__] = _cls
+        __all__.append(_cls.__name__)
 
 from ._msl_exports import done as _done  # noqa: E402
 _done(__name__)

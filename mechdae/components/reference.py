@@ -43,11 +43,14 @@ def _first_sentence(doc):
 
 
 def _instance(cls):
+    """An instance with the defaults (``cls._reference_args`` where the defaults need a
+    signal, e.g. MSL's useConstantAmplitude=false) and ``_SAMPLE`` for required
+    arguments; returns it and the names of the required arguments."""
     sig = inspect.signature(cls.__init__)
     kw = {p: _SAMPLE for p, v in sig.parameters.items()
           if v.default is inspect.Parameter.empty and p not in ("self", "name")
           and v.kind not in (v.VAR_KEYWORD, v.VAR_POSITIONAL)}
-    return cls("c", **kw), {p for p in kw}
+    return cls("c", **kw, **getattr(cls, "_reference_args", {})), set(kw)
 
 
 def _value(v):

@@ -26,6 +26,8 @@ EXAMPLES = [
     "Modelica/Mechanics/Translational/Examples/SignConvention",
     "Modelica/Electrical/Analog/Examples/ShowVariableResistor",
     "Modelica/Electrical/Analog/Examples/CauerLowPassAnalog",
+    "Modelica/Electrical/Analog/Examples/SeriesResonance",
+    "Modelica/Electrical/Analog/Examples/ParallelResonance",
 ]
 N = 101
 
