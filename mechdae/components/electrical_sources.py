@@ -218,7 +218,7 @@ def _variable_frequency(kind, trig):
         __init__=__init__, _input=_input, _kind=kind, __module__=__name__,
         _reference_args=dict(useConstantAmplitude=True, useConstantFrequency=True),
         __doc__=f"{wave} {kind} source with variable frequency and amplitude: "
-                f"``der(phi) = 2 pi f``, value ``offset + {amp} {wave.lower()}(phi)`` "
+                f"``der(phi) = 2 pi f``, value ``offset + {amp} {wave.lower()[:3]}(phi)`` "
                 f"(``{amp}``, ``f``: signals, or constantAmplitude / constantFrequency with "
                 "useConstantAmplitude / useConstantFrequency).",
         units={"constantAmplitude": unit, "constantFrequency": "Hz", "offset": unit,
