@@ -23,7 +23,8 @@ constraint manifold.  At the orbit, the monodromy matrix
 
     \Phi = S_K \Phi_K \cdots S_1 \Phi_1
 
-(saltation matrices ``S_k`` at the impacts) has the Floquet multipliers as eigenvalues,
+(saltation matrices ``S_k`` at the events: impacts, and lift-offs where a closed contact's
+normal force vanishes) has the Floquet multipliers as eigenvalues,
 one of them 1 (the flow direction); the Poincaré map's Jacobian has the same ones with 0
 in place of that 1.
 """
@@ -142,7 +143,7 @@ def periodic_orbit(system, q=None, v=None, period=None, method="event", section=
     it, res = 0, np.inf
     for it in range(1, max_iter + 1):
         Z, P, names, drop = _section_basis(hy, x, mode, keep)
-        xe, DP, _, _, _ = _step_map(hy, x, mode, K, period)
+        xe, DP, Phi, T, hits = _step_map(hy, x, mode, K, period)
         r = P @ (xe - sigma - x)
         r = np.delete(r, drop)
         res = np.abs(r).max(initial=0.0)
@@ -155,13 +156,11 @@ def periodic_orbit(system, q=None, v=None, period=None, method="event", section=
         raise ValueError(f"periodic_orbit of model '{sy.name}': Newton did not converge in "
                          f"{max_iter} iterations (residual {res:.3g} > tol {tol:g}); give a "
                          "closer guess of the state or the period")
-    Z, P, names, drop = _section_basis(hy, x, mode, keep)
-    xe, DP, Phi, T, impacts = _step_map(hy, x, mode, K, period)
     mono = np.delete(np.delete(P @ Phi @ Z, drop, 0), drop, 1)
     jac = np.delete(np.delete(P @ DP @ Z, drop, 0), drop, 1)
     mult = np.linalg.eigvals(mono)
     return PeriodicOrbit(q=dict(zip(sy.q_names, x[:sy.nq])), v=dict(zip(sy.u_names, x[sy.nq:])),
-                         x=x, period=T, impacts=impacts, monodromy=mono, monodromy_full=Phi,
+                         x=x, period=T, impacts=hits, monodromy=mono, monodromy_full=Phi,
                          multipliers=mult[np.argsort(-np.abs(mult))], map_jacobian=jac,
                          map_multipliers=_sorted(np.linalg.eigvals(jac)),
                          x_names=[n for i, n in enumerate(names) if i not in drop],
