@@ -24,28 +24,38 @@ file (``pinocchio.buildModelFromMJCF``); MuJoCo compiles it.
    ``condim 3``): wall time per simulated second (mechdae: second run, compiled code
    cached) and, at 2 s, the error of the summed normal contact forces against the weight
    and the base's height error. Goal: exact rigid contact at MuJoCo's speed or better.
+4. A 10 s smooth run of the quadruped in the air (springs, no contacts; joints and base
+   set swinging and spinning) at rtol 1e-8: ``System.simulate`` against scipy's LSODA on
+   ``pinocchio.aba`` (Pinocchio's free flyer: position rate ``R v_local``, quaternion rate
+   from the local angular velocity), joint-angle errors against a reference; then mechdae
+   at LSODA's accuracy. Target: at least as fast as LSODA.
 
 Peers not installed (``pip install ".[bench]"``): their rows are skipped with the reason.
 
-Measured (issue 26, two runs on the 2 shared cores under a load average of 3-6 from other
-sessions; pin 4.1.0, mujoco 4.0.0, CasADi 3.8.2):
+Measured (issue 26, on the 2 shared cores under a load average of 3-11 from other sessions:
+absolute times vary 3x between runs, the ratios within a run are what counts; pin 4.1.0,
+mujoco 4.0.0, CasADi 3.8.2):
 
-  load_mjcf + compile, best of 3: quadruped 0.15-0.39 s, with 4 feet 0.19-0.40 s,
-  humanoid (31 hinges, nu = 37) 0.18-0.57 s (target < 1 s: met)
-  one rhs from Python: mechdae 95-275 us (interpreted: 28634 instructions, past the
-  400,000-character limit of compiled="auto"); forced compiled=True 8.1-10.5 us after a
-  one-time gcc of 8.7 s; pinocchio.aba 4.6-6.8 us; mj_forward 8.0-11.3 us. mechdae /
-  Pinocchio: 21-40x interpreted, 1.5-1.8x compiled (target <= 1: NOT met).
-  drop + stand 2 s, wall s per simulated s: event 3.8-5.0 (force error 1e-14, base
-  exact), time stepping 2.0-2.8 (error 9e-11, base 1.0 mm low: Moreau-Jean's plastic
-  landing), MuJoCo 0.015-0.020 (error 5e-7, base 1.9 mm low: soft contact): mechdae
-  100-255x slower (goal: MuJoCo's speed: NOT met). Profile of a second event run (9.2 s
-  under load): 64% integrating the two modes with the interpreted right-hand side at rtol
-  1e-10, 22% the budgeted search of contact modes when four frictional feet close at once,
-  12% the impact problem; the time-stepping loop runs interpreted too (its C functions are
-  past the same size limit). With MECHDAE_CODEGEN_MAX=100000000 (everything compiled; gcc
-  ~7 min once, cached): event 2.28 s/s (76x MuJoCo), time stepping in its C loop 0.62 s/s
-  (21x MuJoCo, ~310 us per step), MuJoCo 0.030 s/s in that run.
+  load_mjcf + compile, best of 3: quadruped 0.15-0.51 s, with 4 feet 0.19-0.68 s,
+  humanoid (31 hinges, nu = 37) 0.18-0.83 s (target < 1 s: met; C is generated and
+  compiled at the first simulate, cached on disk)
+  one rhs from Python: before codegen's limits were raised (issue 31) the quadruped's rhs
+  (28634 instructions) ran interpreted: 95-275 us, 21-40x pinocchio.aba; forced
+  compiled=True 8.1-10.5 us (1.5-1.8x Pinocchio's 4.6-6.8 us) after a one-time gcc of
+  8.7 s. Now compiled by default: 14.0 us against pinocchio.aba 15.7 us and mj_forward
+  30.9 us in the same (loaded) run: mechdae / Pinocchio 0.89x (target <= 1: met in that
+  run).
+  smooth 10 s run of the sprung quadruped in the air at rtol 1e-8: mechdae 0.14 s (angle
+  error 5.8e-9), LSODA on pinocchio.aba 0.63 s (1.0e-9): 4.4x; at LSODA's accuracy
+  (mechdae rtol 1e-9, 8.4e-10) 3.7x (target >= 1: met). The reference (mechdae at 1e-12)
+  and LSODA on Pinocchio at 1e-12 agree to 1.7e-12.
+  drop + stand 2 s, wall s per simulated s: event 3.7-5.0 (force error 1e-14, base
+  exact), time stepping 0.98 in its C loop (2.0-2.8 interpreted before; error 3e-10,
+  base 1.0 mm low: Moreau-Jean's plastic landing), MuJoCo 0.015-0.034 (error 5e-7, base
+  1.9 mm low: soft contact): mechdae event 110-255x, time stepping 29x slower than MuJoCo
+  (goal: MuJoCo's speed: NOT met). Profile of a second event run (9.2 s under load): 64%
+  integrating the two modes at rtol 1e-10, 22% the budgeted search of contact modes when
+  four frictional feet close at once, 12% the impact problem.
 
 Run:  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_robots.py
       (MECHDAE_CODEGEN_MAX=100000000 in front: every generated function compiled)
@@ -273,6 +283,90 @@ def rhs_rows(pin, mujoco):
     return us
 
 
+def _quat_rate(q, w):
+    """``dq/dt`` of a unit quaternion ``q`` (x, y, z, w: Pinocchio's order) turning at the
+    body-frame angular velocity ``w``: ``1/2 q (x) (w, 0)``."""
+    x, y, z, s = q
+    return 0.5 * np.array([s * w[0] + y * w[2] - z * w[1], s * w[1] + z * w[0] - x * w[2],
+                           s * w[2] + x * w[1] - y * w[0], -x * w[0] - y * w[1] - z * w[2]])
+
+
+def smooth_rows(pin, T=10.0, rtol=1e-8):
+    """The sprung quadruped in the air (no contacts), joints and base set swinging and
+    spinning: a 10 s run of mechdae's System.simulate against scipy's LSODA on
+    pinocchio.aba (tau = -K q - D v on the joints), angle errors against a reference."""
+    from scipy.integrate import odeint
+    from mechdae.robots import load_mjcf
+    from mechdae.robots.mjcf import _rot
+    sys_ = sprung(load_mjcf(QUAD)).compile(stabilization=None)
+    joints = [n for n in sys_.q_names if n.endswith(".phi")]
+    rng = np.random.default_rng(11)
+    q0 = {n: float(x) for n, x in zip(joints, rng.uniform(-0.3, 0.3, len(joints)))}
+    q0["root.z"] = 1.0
+    v0 = {"root.wx": 0.5, "root.wy": -1.0, "root.wz": 2.0, "root.vx": 0.3}
+    ts = np.linspace(0.0, T, 501)
+    ref = sys_.simulate(T, q0=q0, v0=v0, rtol=1e-12, atol=1e-14, output_times=ts)
+    angles = np.array([ref[n] for n in joints]).T
+    got, trials, err = {}, {}, {}
+
+    def md_run(key, rt):
+        def run():
+            got[key] = sys_.simulate(T, q0=q0, v0=v0, rtol=rt, atol=rt * 1e-2,
+                                     output_times=ts)
+        run()
+        err[key] = np.abs(np.array([got[key][n] for n in joints]).T - angles).max()
+        trials[key] = timed(run)
+    md_run("mechdae", rtol)
+    if pin is not None:
+        pm = pin.buildModelFromMJCF(QUAD)
+        pd = pm.createData()
+        names = [pm.names[i] for i in range(2, pm.njoints)]      # after universe, root
+        idx = [names.index(n[:-4]) for n in joints]
+        K, D = K_SPRING, pm.damping[6:]
+        qj0 = np.zeros(12)
+        qj0[idx] = [q0[n] for n in joints]
+        R0 = _rot([1.0, 0, 0, 0])
+        y0 = np.concatenate([[0, 0, 1.0], [0, 0, 0, 1.0], qj0,
+                             R0.T @ [0.3, 0, 0], [0.5, -1.0, 2.0], np.zeros(12)])
+
+        def f(y, t):
+            q, v = y[:19].copy(), y[19:]
+            q[3:7] /= np.linalg.norm(q[3:7])
+            tau = np.concatenate([np.zeros(6), -K * q[7:] - D * v[6:]])
+            a = pin.aba(pm, pd, q, v, tau)
+            R = pin.Quaternion(q[6], q[3], q[4], q[5]).toRotationMatrix()
+            return np.concatenate([R @ v[:3], _quat_rate(q[3:7], v[3:6]), v[6:], a])
+
+        def lsoda(rt=rtol, at=rtol * 1e-2):
+            y, info = odeint(f, y0, ts, rtol=rt, atol=at, full_output=True, mxstep=10 ** 6)
+            return y[:, 7:19][:, idx], int(info["nfe"][-1])
+
+        def run_ls():
+            got["ls"] = lsoda()
+        run_ls()
+        err["lsoda"] = np.abs(got["ls"][0] - angles).max()
+        err["ref"] = np.abs(lsoda(1e-12, 1e-14)[0] - angles).max()
+        trials["lsoda"] = timed(run_ls)
+        for rt in (rtol / 10, rtol / 100, rtol / 1000):      # mechdae at LSODA's accuracy
+            md_run("matched", rt)
+            if err["matched"] <= err["lsoda"]:
+                break
+    t = race(trials, 3)
+    print(f"4. the sprung quadruped in the air, {T:.0f} s at rtol {rtol:g}: mechdae "
+          f"System.simulate {t['mechdae']:.3f} s (angle error {err['mechdae']:.1e}, "
+          f"{got['mechdae'].stats['n_rhs']} rhs, generated C: "
+          f"{got['mechdae'].stats.get('compiled')})")
+    if "lsoda" in t:
+        print(f"   scipy LSODA on pinocchio.aba {t['lsoda']:.3f} s (error {err['lsoda']:.1e}, "
+              f"{got['ls'][1]} rhs): LSODA / mechdae = {t['lsoda'] / t['mechdae']:.2f}x "
+              f"(target >= 1); the reference (mechdae at rtol 1e-12) against LSODA on "
+              f"Pinocchio at 1e-12: {err['ref']:.1e}")
+        print(f"   mechdae at LSODA's accuracy (rtol {got['matched'].stats.get('rtol', '?')}, "
+              f"error {err['matched']:.1e}): {t['matched']:.3f} s, LSODA / mechdae = "
+              f"{t['lsoda'] / t['matched']:.2f}x")
+    return t
+
+
 def _quad_mechdae():
     from mechdae.robots import load_mjcf
     return sprung(load_mjcf(QUAD, contacts="feet", friction=0.8, restitution=0.0)).compile()
@@ -341,6 +435,7 @@ def main():
         compile_rows(tmp)
     rhs_rows(pin, mujoco)
     contact_rows(mujoco)
+    smooth_rows(pin)
 
 
 if __name__ == "__main__":
