@@ -2,13 +2,13 @@
 
 Rules (keep the docs within them):
 
-- A block runs with ``exec`` in a namespace shared by the blocks of its ``##`` section (its
-  ``###`` subsections included), in order: a block may continue the one before it in the
-  same ``##`` section (the README's component example uses the ``md`` its first block
-  imported), never one of an earlier section. The first block of a section starts empty.
-- The working directory is a temporary directory per section that holds a ``models`` link
-  to the repository's models/, so ``md.load("models/...")`` works as from the repository
-  root and the files a block writes (``out.png``, ``run.h5``) land in the temporary directory.
+- Every block runs alone, as a reader pastes it: with ``exec`` in a fresh namespace (its
+  imports, models and data are its own; it never continues the block before it), and, in
+  the slow test, in a fresh interpreter (``python block.py``).
+- The working directory is a fresh temporary directory per block that holds a ``models``
+  link to the repository's models/, so ``md.load("models/...")`` works as from the
+  repository root and the files a block writes (``out.png``, ``run.h5``) land in the
+  temporary directory.
 - matplotlib uses the Agg backend.
 - A block containing ``if __name__ == "__main__":`` is a script whose worker processes
   import its functions: it is written to a file and run with the interpreter in a
@@ -85,12 +85,6 @@ def test_every_doc_file_is_scanned():
     assert found["README.md"] >= 3 and found["docs/guide.md"] >= 13, found
 
 
-@pytest.fixture(scope="module")
-def _sections(tmp_path_factory):
-    """(file, section) -> [working directory, namespace, index of the last block run]."""
-    return {}
-
-
 def _workdir(tmp_path_factory, rel, section):
     d = tmp_path_factory.mktemp("doc-" + _slug(rel + "-" + section))
     os.symlink(REPO / "models", d / "models")
@@ -138,23 +132,19 @@ def _run_script(code, filename, cwd):
 
 
 @pytest.mark.parametrize("rel, index", _cases())
-def test_doc_block_runs(rel, index, _sections, tmp_path_factory):
-    blocks = _extract(REPO / rel)
-    _, section, code = blocks[index]
+def test_doc_block_runs(rel, index, tmp_path_factory):
+    _, section, code = _extract(REPO / rel)[index]
     filename = f"{rel} block {index} ({section})"
-    same = [(i, c) for i, s, c in blocks if s == section]
-    state = _sections.get((rel, section))
-    if state is None or state[2] >= index:          # first run of the section (or re-run)
-        state = [_workdir(tmp_path_factory, rel, section), {}, -1]
-        _sections[rel, section] = state
-    cwd, ns, done = state
-    # the blocks of the section before this one that did not run yet (selection with -k)
-    for i, c in same:
-        if done < i < index and not _is_script(c):
-            _exec(c, ns, f"{rel} block {i} ({section})", cwd)
-            state[2] = i
+    cwd = _workdir(tmp_path_factory, rel, f"{section}-{index}")
     if _is_script(code):
         _run_script(code, filename, cwd)
     else:
-        _exec(code, ns, filename, cwd)
-    state[2] = index
+        _exec(code, {"__name__": "__doc_block__"}, filename, cwd)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel, index", _cases())
+def test_doc_block_runs_in_a_fresh_interpreter(rel, index, tmp_path_factory):
+    _, section, code = _extract(REPO / rel)[index]
+    cwd = _workdir(tmp_path_factory, rel, f"{section}-{index}-fresh")
+    _run_script(code, f"{rel} block {index} ({section})", cwd)
