@@ -121,8 +121,8 @@ def humanoid_xml():
     leg = [(["1 0 0", "0 1 0", "0 0 1"], 0.4), (["0 1 0"], 0.4), (["0 1 0", "1 0 0"], 0.1)]
     arm = [(["1 0 0", "0 1 0", "0 0 1"], 0.3), (["0 1 0"], 0.25),
            (["1 0 0", "0 1 0", "0 0 1"], 0.08)]
-    body = (f'<body name="pelvis" pos="0 0 1"><freejoint name="root"/>'
-            f'<geom type="box" size="0.12 0.15 0.08"/>'
+    body = ('<body name="pelvis" pos="0 0 1"><freejoint name="root"/>'
+            '<geom type="box" size="0.12 0.15 0.08"/>'
             + limb("lleg", "0 0.1 -0.08", leg) + limb("rleg", "0 -0.1 -0.08", leg)
             + '<body name="chest" pos="0 0 0.1"><joint name="waist_x" axis="1 0 0"/>'
               '<joint name="waist_y" axis="0 1 0"/><joint name="waist_z" axis="0 0 1"/>'
