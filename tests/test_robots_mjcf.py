@@ -439,3 +439,34 @@ def test_scene_with_two_free_bodies_and_unnamed_joints(tmp_path):
                  ("static_fixed", "fixed", "world", "static")]
     test_mass_matrix_and_bias_are_mujocos(str(f))
     test_description_kinematics_and_inertias_are_mujocos(str(f))
+
+
+def test_feet_of_a_urdf_robot_on_the_ground():
+    """contacts="feet" on part U's ANYmal B URDF (feet are links fixed below the shanks,
+    merged into them): four contacts whose gaps, at a random pose of base and joints, are
+    the heights of the foot spheres' centers (the description's own kinematics) minus
+    their radius, 0.031 m."""
+    from mechdae.robots import load_urdf, parse_urdf
+    path = os.path.join(DATA, "anymal.urdf")
+    desc = parse_urdf(path)
+    assert rc.feet(desc) == ["LF_FOOT", "RF_FOOT", "LH_FOOT", "RH_FOOT"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)       # the file's missing meshes
+        m = load_urdf(path, floating_base=True, contacts="feet", ground=-0.1)
+    sys_ = m.compile(stabilization=None)
+    rng = np.random.default_rng(2)
+    joints = {j.name: float(x) for j, x in zip(
+        [j for j in desc.joints if j.type != "fixed"], rng.uniform(-0.5, 0.5, 12))}
+    quat = rng.normal(size=4)
+    quat /= np.linalg.norm(quat)
+    base = _pose([0.1, -0.2, 0.6], _rot(quat))
+    q = {f"{n}.phi": x for n, x in joints.items()}
+    q.update({"base.x": 0.1, "base.y": -0.2, "base.z": 0.6})
+    q.update({f"base.q{k}": float(quat[k]) for k in range(4)})
+    T = _link_poses(desc, joints)
+    gaps = dict(zip(sys_.contact_names, sys_.dynamics_terms(q, {})["gap"]))
+    for foot in ("LF_FOOT", "RF_FOOT", "LH_FOOT", "RH_FOOT"):
+        (sphere,) = desc.links[foot].collisions
+        c = base @ T[foot] @ sphere.origin
+        assert gaps[f"{foot}_contact.contact"] == pytest.approx(c[2, 3] + 0.1 - 0.031,
+                                                                abs=1e-13)
