@@ -9,9 +9,10 @@ file without compiling. The code then runs without Python: cvodes and idas call 
 :meth:`Library.external` (a ``casadi.external`` Function), the C stepping loop through the
 symbol addresses of :meth:`Library.symbol`.
 
-Sources past :data:`MAX_SOURCE` characters are not compiled under ``compiled="auto"``
-(the compiler's time would outweigh the run: long chains), those past
-:data:`LARGE_SOURCE` at ``-O1``. With no working C compiler (``CC`` naming a missing
+Sources past :data:`LARGE_SOURCE` characters are compiled at ``-O1``, those past
+:data:`MAX_SOURCE` at ``-O0`` (the compiler's time grows about linearly then: a model of
+any size runs as C), those past :data:`HUGE_SOURCE` not under ``compiled="auto"`` (the
+compiler's time would outweigh the run); :attr:`Library.flags` says which. With no working C compiler (``CC`` naming a missing
 program, none on ``PATH``, or a compile error) ``compiled="auto"`` returns None after one :class:`CodegenWarning` per
 process, and the callers evaluate the CasADi Function objects instead (same results, to
 roundoff; slower).
@@ -100,8 +101,8 @@ class Library:
         The Functions it was generated from (sizes of their work arrays).
     """
 
-    def __init__(self, path, key, functions):
-        self.path, self.key = path, key
+    def __init__(self, path, key, functions, flags=()):
+        self.path, self.key, self.flags = path, key, tuple(flags)
         self.functions = {f.name(): f for f in functions}
         self._cdll = None
 
@@ -414,7 +415,10 @@ def point_call(f, args):
 def _map_serial(f, n, args, reduce_in):
     """:func:`map_call` through a serial ``Function.map`` of ``n`` points (cached per
     ``n``; the inputs of ``reduce_in`` broadcast to every point)."""
-    m = _cached((id(f), n), f, lambda: f.map(n, "serial"))
+    # the inputs of reduce_in are shared by the map (not copied n times: a large model's
+    # parameter vector would be)
+    m = _cached((id(f), n, reduce_in), f,
+                lambda: f.map(f"{f.name()}_map{n}", "serial", n, list(reduce_in), []))
     buf, ev = _buffer(m)
     keep = []
     for i, a in enumerate(args):
@@ -422,8 +426,6 @@ def _map_serial(f, n, args, reduce_in):
         if not size:
             continue
         a = np.asarray(a, dtype=float)
-        if i in reduce_in:
-            a = np.broadcast_to(a.reshape(-1, 1), (a.size, n))
         # one point per column: Fortran order is the points one after another
         flat = np.ascontiguousarray(np.ravel(a, order="F"))
         if flat.size != size:
@@ -452,14 +454,17 @@ def _map_serial(f, n, args, reduce_in):
 
 
 class _TooLarge(Exception):
-    """Generated source past :data:`MAX_SOURCE`: compiling would cost more than it saves."""
+    """Generated source past :data:`HUGE_SOURCE`: compiling would cost more than it saves."""
 
 
-# sources past this size (characters; MECHDAE_CODEGEN_MAX overrides) are not compiled
-# under compiled="auto": the C compiler's time grows faster than linearly with the size of
-# the straight-line code (about 20 s for the 32-link chain's 220 kB right-hand side at -O2
-# on a loaded 2-core machine), so long chains run on the Function objects; those past
-# LARGE_SOURCE are compiled at -O1 (3x faster to build, about 1.4x slower to run)
+# the C compiler's time grows faster than linearly with the size of the straight-line code
+# at -O1 and -O2 (about 20 s for the 32-link chain's 220 kB right-hand side at -O2 on a
+# loaded 2-core machine, 7.6 s at -O1), about linearly at -O0 (2.3 s): sources past
+# LARGE_SOURCE characters are compiled at -O1, past MAX_SOURCE (MECHDAE_CODEGEN_MAX
+# overrides) at -O0 (the 32-link chain's right-hand side 56 us per evaluation there, 30 at
+# -O1, 125 interpreted), past HUGE_SOURCE (MECHDAE_CODEGEN_HUGE) not at all under
+# compiled="auto" (about 20 s of compiling at -O0)
+HUGE_SOURCE = 2_000_000
 MAX_SOURCE = 400_000
 LARGE_SOURCE = 100_000
 
@@ -492,7 +497,8 @@ def instruction_count(functions):
 
 def _build(functions, flags, jac_sparsity, forced=False):
     cmd = _compiler()
-    limit = int(os.environ.get("MECHDAE_CODEGEN_MAX", MAX_SOURCE))
+    limit = int(os.environ.get("MECHDAE_CODEGEN_HUGE", HUGE_SOURCE))
+    large = int(os.environ.get("MECHDAE_CODEGEN_MAX", MAX_SOURCE))
     n = instruction_count(functions)
     if not forced and _CHARS_PER_INSTRUCTION * n > limit:
         raise _TooLarge(_too_large(n, _CHARS_PER_INSTRUCTION * n, limit, "at least "))
@@ -502,8 +508,9 @@ def _build(functions, flags, jac_sparsity, forced=False):
     src = gen.dump()
     if not forced and len(src) > limit:
         raise _TooLarge(_too_large(n, len(src), limit))
-    if len(src) > LARGE_SOURCE and "-O2" in flags:
-        flags = tuple("-O1" if x == "-O2" else x for x in flags)
+    if len(src) > min(LARGE_SOURCE, large) and "-O2" in flags:
+        flags = tuple(("-O0" if len(src) > large else "-O1") if x == "-O2" else x
+                      for x in flags)
     h = hashlib.sha256()
     for part in (src, " ".join(cmd), " ".join(flags), ca.__version__):
         h.update(part.encode())
@@ -513,19 +520,19 @@ def _build(functions, flags, jac_sparsity, forced=False):
     so = os.path.join(d, f"mdae_{key}.so")
     with _LOCK:
         if so in _LOADED:
-            return Library(so, key, functions)
+            return Library(so, key, functions, flags)
         lock = _KEY_LOCKS.setdefault(so, threading.Lock())
     with lock:                       # one compile of a key at a time in this process
         if not os.path.exists(so):
             _compile(cmd, flags, src, d, so)
         with _LOCK:
             _LOADED.add(so)
-    return Library(so, key, functions)
+    return Library(so, key, functions, flags)
 
 
 def _too_large(n, chars, limit, bound=""):
     return (f"generated C of {n} instructions ({bound}{chars} characters) is past the "
-            f"limit of {limit} characters (MECHDAE_CODEGEN_MAX; compiled=True compiles it "
+            f"limit of {limit} characters (MECHDAE_CODEGEN_HUGE; compiled=True compiles it "
             f"anyway): the C compiler's time would outweigh the run")
 
 

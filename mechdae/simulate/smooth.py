@@ -92,6 +92,15 @@ def ode_function(system, specs, compiled="auto"):
                 (inputs_key(specs), compiled), lambda: _ode_function(system, specs, compiled))
 
 
+# general equations with more unknowns than this (``nhd + nz``: network models) are solved
+# by a sparse factorization in every evaluation of the right-hand side, which dominates it
+# and is compiled code inside CasADi already: their generated C measured no faster (RC
+# ladder of 4,000 components: 0.5 ms per evaluation interpreted, as C slower; a
+# 200-segment transmission line, 802 unknowns: 82 us interpreted, 68 us at -O1 after 5.8 s
+# of compiling), so compiled="auto" leaves them interpreted
+SOLVE_ROWS = 500
+
+
 def ode_library(system, specs, compiled="auto"):
     """``(lib, f)``: the :class:`mechdae.codegen.Library` of the right-hand side (None
     where :func:`ode_function` runs the Function object) and the CasADi Function
@@ -103,10 +112,16 @@ def ode_library(system, specs, compiled="auto"):
     lib = None
     why = system.__dict__.setdefault("_ode_why", {})           # a cache: not pickled
     report = why.setdefault((inputs_key(specs), compiled), {})
+    n_solve = system.nhd + system.nz
     if compiled is False:
         report["interpreted"] = "compiled=False"
     elif any(kind == "a" for kind, _ in specs):
         report["interpreted"] = "sampled inputs (their samples would be compiled in)"
+    elif compiled == "auto" and n_solve > SOLVE_ROWS:
+        report["interpreted"] = (
+            f"each evaluation is dominated by the sparse factorization of the general "
+            f"equations' {n_solve} x {n_solve} matrix, compiled code inside CasADi either "
+            f"way: generated C would not run faster (compiled=True compiles it anyway)")
     else:
         try:
             lib = library([f], compiled=compiled, jac_sparsity=True,
@@ -116,6 +131,8 @@ def ode_library(system, specs, compiled="auto"):
                 raise
             lib = None       # an operation without C code (a Python callback input)
             report["interpreted"] = f"an operation without C code ({exc})"[:300]
+    if lib is not None:
+        report["compiled_flags"] = " ".join(lib.flags)
     return lib, f
 
 
@@ -126,9 +143,11 @@ def code_stats(system, specs, compiled, nx):
         return {"compiled": False}
     is_c = ode_function(system, specs, compiled)[1]
     out = {"compiled": bool(is_c)}
-    if not is_c:
-        out["interpreted"] = system.__dict__.get("_ode_why", {}).get(
-            (inputs_key(specs), compiled), {}).get("interpreted", "unknown")
+    report = system.__dict__.get("_ode_why", {}).get((inputs_key(specs), compiled), {})
+    if is_c:
+        out["compiled_flags"] = report.get("compiled_flags", "")
+    else:
+        out["interpreted"] = report.get("interpreted", "unknown")
     return out
 
 
@@ -690,6 +709,42 @@ def _multipliers(S, rhs, C, sv):
     return lam
 
 
+def _constant_matrix(extras):
+    """Whether ``J`` of the general equations ``J (hd, z) + F0 = 0`` depends on the
+    parameters only (linear networks: RC ladders, transmission lines)."""
+    args = extras.sx_in()
+    J = extras.call(args)[0]
+    return not any(ca.depends_on(J, args[i]) for i in (0, 1, 2, 3, 5) if args[i].numel())
+
+
+def _algebraic(system, Q, U, V, T1, P, W):
+    """The algebraic unknowns ``z`` at the samples (N, nz): ``J (hd, z) = -F0`` solved per
+    sample by the compiled sparse solve, or, when ``J`` depends on the parameters only,
+    with one sparse LU of ``J`` for every sample (the per-sample solve would factor the
+    same matrix N times: 0.25 s of a 4,000-component ladder's 501 outputs)."""
+    import scipy.sparse as sps
+    import scipy.sparse.linalg as spl
+    F = system.functions
+    N = Q.shape[0]
+    if N > 1 and once(system._integrators, "extras-J-constant",
+                      lambda: _constant_matrix(F["extras"])):
+        args = [Q[0], U[0], V[0], T1[0, 0], P, W[:, 0]]
+        J = F["extras"](*args)[0]
+        sp = J.sparsity()
+        Js = sps.csc_matrix((np.array(J.nonzeros()), sp.row(), sp.colind()), shape=J.shape)
+        F0 = once(system._integrators, "extras-F0",
+                  lambda: F["extras"].slice("extras_F0", list(range(6)), [1]))
+        rhs = map_call(F0, N, [Q.T, U.T, V.T, T1, P, W], (4,))[0]
+        try:
+            sol = spl.splu(Js).solve(-rhs)
+        except RuntimeError:             # singular: the per-sample solve says what it can
+            sol = None
+        if sol is not None and np.isfinite(sol).all():
+            return sol[system.nhd:system.nhd + system.nz].T
+    # the compiled solve of the general equations (sparse, no dense n x n per sample)
+    return map_call(F["extras_solve"], N, [Q.T, U.T, V.T, T1, P, W], (4,))[1].T
+
+
 def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None,
                 solve_multipliers=True, energies=None):
     """Build the Result: multipliers (min-norm SVD solve; skipped with
@@ -705,8 +760,7 @@ def postprocess(system, ts, X, pv, specs, H, K, stats, init_report, events=None,
     T1 = ts[None, :]
     Zalg = np.zeros((N, system.nz))
     if system.nz:
-        # the compiled solve of the general equations (sparse, no dense n x n per sample)
-        Zalg = map_call(F["extras_solve"], N, [Q.T, U.T, V.T, T1, P, W], (4,))[1].T
+        Zalg = _algebraic(system, Q, U, V, T1, P, W)
     multipliers, residuals = {}, {}
     if system.general_constraints:
         # residuals e_i of the general equations that were differentiated (drift)
