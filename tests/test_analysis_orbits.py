@@ -173,3 +173,58 @@ def test_sensitivities_through_a_liftoff_against_the_event_engine():
         for state in ("x", "y", "der(x)", "der(y)"):
             fd = (hi[state][-1] - lo[state][-1]) / (2 * h)
             np.testing.assert_allclose(S[state][name][-1], fd, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------- forced: time a state
+def _table_map_jacobian(A, w, e, g, phi):
+    """Jacobian of the exact impact-to-impact map (t_k, v_k) of the ball on the table
+    s = A sin(w t) at its period-one fixed point (flight T = 2 pi / w, leaving at phase
+    phi with v+ = g T / 2): implicit differentiation of the flight's end,
+    A sin(w t_k) + v_k D - g D^2 / 2 = A sin(w (t_k + D)), and of Newton's law."""
+    T = 2 * math.pi / w
+    V = A * w * math.cos(phi)
+    dD_dv = -T / (g * T / 2 - g * T - V)          # F_D = v- - V; F_t = 0 at the fixed point
+    a = (1 + e) * A * w * w * math.sin(phi)      # -(d/dt) of (1 + e) s'(t)
+    return np.array([[1.0, dD_dv], [-a, -a * dD_dv - e + e * g * dD_dv]])
+
+
+def test_vibrating_table_period_one_orbit_closed_form():
+    # Holmes (1982): the period-one bouncing leaves the table at the phase where
+    # (1 + e) s'(t*) = (1 - e) g T / 2; a timed model: the time is a state, the section's
+    # time is solved for; multipliers of the exact map (|lambda| = e: a stable focus here)
+    A, w, e, g, R = 0.03, 20.0, 0.5, 9.81, 0.1
+    table = model_module("vibrating_table").build(A=A, omega=w, e=e, R=R).compile(
+        stabilization=None)
+    T = 2 * math.pi / w
+    phi = math.acos((1 - e) * g * T / (2 * (1 + e) * A * w))
+    orb = table.periodic_orbit(q={"y": R + A * math.sin(phi) + 2e-3}, v={"y": 1.03 * g * T / 2},
+                               t=phi / w + 3e-3, period=T)
+    assert orb.x_names == ["y", "der(y)", "t"]
+    np.testing.assert_allclose((orb.t0 * w) % (2 * math.pi), phi, atol=1e-9)
+    np.testing.assert_allclose(orb.v["der(y)"], g * T / 2, rtol=1e-9)
+    np.testing.assert_allclose(orb.period, T, rtol=1e-12)
+    lam = np.linalg.eigvals(_table_map_jacobian(A, w, e, g, phi))
+    np.testing.assert_allclose(np.sort_complex(orb.map_multipliers[:2]), np.sort_complex(lam),
+                               atol=1e-7)
+    np.testing.assert_allclose(np.abs(lam), e, rtol=1e-9)     # det = e^2, complex pair
+    # the event engine from the orbit: 20 bounces, one per table period
+    res = table.simulate(orb.t0 + 20.5 * T, q0=orb.q, v0=orb.v, method="event",
+                         output_times=np.linspace(orb.t0, orb.t0 + 20.5 * T, 50))
+    t_imp = np.array([ev.t for ev in res.events if ev.kind == "impact"])
+    np.testing.assert_allclose(t_imp, orb.t0 + T * np.arange(1, 21), rtol=0, atol=1e-7)
+
+
+def test_vibrating_table_flight_time_sensitivity_to_amplitude():
+    # from (y0, v0) at t0 the ball lands when y0 + v0 D - g D^2 / 2 = R + A sin(w (t0 + D));
+    # d D / d A = sin(w (t0 + D)) / (v^- - s'(t0 + D)) (implicit function theorem)
+    A, w, e, g, R = 0.03, 20.0, 0.5, 9.81, 0.1
+    table = model_module("vibrating_table").build(A=A, omega=w, e=e, R=R).compile(
+        stabilization=None)
+    y0, v0, t0 = R + 0.05, 1.0, 0.1
+    res = table.simulate(0.5, q0={"y": y0}, v0={"y": v0}, method="event",
+                         output_times=np.linspace(t0, 0.5, 40), sensitivities=["A"])
+    t1 = next(ev.t for ev in res.events if ev.kind == "impact")
+    D = t1 - t0
+    vm = v0 - g * D
+    dD = math.sin(w * t1) / (vm - A * w * math.cos(w * t1))
+    np.testing.assert_allclose(res.sensitivity.event_times["A"][0], dD, rtol=1e-7)

@@ -65,7 +65,12 @@ class HybridSteps:
         self.sens = list(sens)
         self.e_n, self.e_t, self.mu = contact_laws(system, self.pv)
         self.params = dict(zip(system.p_names, self.pv))
-        self.nx = system.nq + system.nu
+        # a model depending explicitly on time (a vibrating table, a forcing input) carries
+        # the time as one more state, t' = 1: x = (q, u, t), and the formulas hold as for an
+        # autonomous system (saltation, Poincaré map with the time of the section free)
+        self.timed = time_dependent(system)
+        self.nqu = system.nq + system.nu
+        self.nx = self.nqu + self.timed
         self.na = self.nx + len(self.sens)
         self._flows, self._resets = {}, {}
         # parameters in the graphs: constants (folded by CasADi), the sensitivity ones
@@ -75,13 +80,18 @@ class HybridSteps:
         self._p = ca.SX(ca.DM(self.pv))
         for j, i in enumerate(self.sens):
             self._p[i] = self._ps[j]
-        q = ca.SX.sym("q", system.nq)
-        gap = system.functions["gap"](q, 0.0, self._p)
-        self._gapf = ca.Function("gap", [q, self._ps], [gap, ca.jacobian(gap, q),
+        x = ca.SX.sym("x", self.nx)
+        gap = system.functions["gap"](x[:system.nq], self.time(x), self._p)
+        self._gapf = ca.Function("gap", [x, self._ps], [gap, ca.jacobian(gap, x),
                                                        ca.jacobian(gap, self._ps)])
 
-    def _gap(self, q):
-        return self._gapf(q, self._psv)
+    def time(self, x):
+        """The time in a state ``x`` (its last entry for a timed model, else 0)."""
+        return x[self.nqu] if self.timed else 0.0
+
+    def _gap(self, x):
+        """``(gap, d gap/dx, d gap/dp_sens)`` at the state ``x``."""
+        return self._gapf(x, self._psv)
 
     def _augment(self, Jx, Jp):
         """``[[Jx, Jp], [0, I]]``: the transition of ``(x, p_sens)``."""
@@ -94,7 +104,8 @@ class HybridSteps:
     def mode_of(self, x, contacts=None):
         """Contact modes at ``x`` (closed where the gap and the normal velocity vanish)."""
         nq = self.sy.nq
-        return closed_contacts(self.sy, x[:nq], x[nq:], 0.0, self.pv, contacts, tol=1e-8)
+        return closed_contacts(self.sy, x[:nq], x[nq:self.nqu], float(self.time(x)), self.pv,
+                               contacts, tol=1e-8)
 
     def flow(self, mode):
         """Cached Functions of a mode: ``rhs(x) -> (f, lam)``, ``phase(x0, tau) -> x``,
@@ -108,9 +119,11 @@ class HybridSteps:
     def _build_flow(self, mode):
         md_ = Mode(self.sy, mode, self.pv)
         x, tau, p, ps = ca.SX.sym("x", self.nx), ca.SX.sym("tau"), self._p, self._ps
-        w = ca.DM(self.wv)
-        f0, lam, y, z, _ = md_.graphs(x, 0.0, p, w)
-        fs = md_.graphs(x, 0.0, p, w, self.alpha, self.alpha)[0]
+        w, xm, t = ca.DM(self.wv), x[:self.nqu], self.time(x)
+        one = [ca.SX(1.0)] if self.timed else []
+        f0, lam, y, z, _ = md_.graphs(xm, t, p, w)
+        fs = md_.graphs(xm, t, p, w, self.alpha, self.alpha)[0]
+        f0, fs = ca.vertcat(f0, *one), ca.vertcat(fs, *one)
         rhs = ca.Function("rhs", [x, ps], [f0, lam])
         cons = ca.Function("cons", [x, ps], [y, z, ca.jacobian(y, x), ca.jacobian(z, x)])
         opts = dict(abstol=self.rtol, reltol=self.rtol, max_num_steps=100000)
@@ -189,13 +202,13 @@ class HybridSteps:
         return tau, x, ev, Phi, at[:-1]
 
     def _gaps(self, x):
-        return np.array(self._gap(x[:self.sy.nq])[0]).ravel()
+        return np.array(self._gap(x)[0]).ravel()
 
     def _rate(self, x, i):
         nq = self.sy.nq
-        dg = np.array(self._gap(x[:nq])[1])[i]
-        qd = np.array(self.sy.functions["kinematics"](x[:nq], x[nq:], self.pv)).ravel()
-        return float(dg @ qd)
+        dg = np.array(self._gap(x)[1])[i]
+        qd = np.array(self.sy.functions["kinematics"](x[:nq], x[nq:self.nqu], self.pv)).ravel()
+        return float(dg[:nq] @ qd + (dg[self.nqu] if self.timed else 0.0))
 
     def _locate(self, phase, x, h, i):
         """Zero of the gap of contact ``i`` on ``(0, h)`` (Newton with the gap's rate,
@@ -278,9 +291,10 @@ class HybridSteps:
             ``d t_event = dt @ dX^-`` (the event time's sensitivity).
         """
         sy, nq = self.sy, self.sy.nq
-        q, u = x_minus[:nq], x_minus[nq:]
+        q, u = x_minus[:nq], x_minus[nq:self.nqu]
         closed = [n for n, k in mode.items() if k != "open"]
-        out = sy.impact(q, u, params=self.params, active=closed + [sy.contact_names[c]])
+        out = sy.impact(q, u, params=self.params, active=closed + [sy.contact_names[c]],
+                        t=float(self.time(x_minus)))
         if out.status != "unique":
             raise ValueError(f"{self.caller}: the impact of contact '{sy.contact_names[c]}' "
                              f"of model '{sy.name}' is {out.status}")
@@ -299,16 +313,16 @@ class HybridSteps:
                              f"active contacts {[n for n, _ in active]} is singular at this "
                              "state (redundant contact rows)") from None
         xp = xp.ravel()
-        err = np.abs(xp[nq:] - out.v_plus_array).max()
+        err = np.abs(xp[nq:self.nqu] - out.v_plus_array).max()
         if err > 1e-8 * (1.0 + np.abs(u).max()):
             raise ValueError(f"{self.caller}: the impact of model '{sy.name}' at contact "
                              f"'{sy.contact_names[c]}' differs from the kernel's by {err:.3g} "
                              f"(active set {active}); not a Newton impact on fixed rows")
         mode_p = self.mode_of(xp, {n: "open" for n, k in out.modes.items()
                                    if k == "separate"})
-        _, gq, gp = self._gap(q)
+        _, gx, gp = self._gap(x_minus)
         dg = np.zeros(self.na)
-        dg[:nq] = np.array(gq)[c]
+        dg[:self.nx] = np.array(gx)[c]
         dg[self.nx:] = np.array(gp)[c]
         return self._jumps(x_minus, xp, mode, mode_p, self._augment(Dx, Dp), dg)
 
@@ -327,7 +341,7 @@ class HybridSteps:
     def _build_reset(self, active):
         sy, nq = self.sy, self.sy.nq
         x, p = ca.SX.sym("x", self.nx), self._p
-        q, u = x[:nq], x[nq:]
+        q, u, t = x[:nq], x[nq:self.nqu], self.time(x)
         F = sy.functions
         offs = contact_row_offsets(sy)
         from ..simulate._laws import laws_function
@@ -343,14 +357,21 @@ class HybridSteps:
                 E += [e_t[i]] * nt
         xp = x
         if rows:
-            W = F["W"](q, 0.0, p)[rows, :]
-            wt = F["Wt"](q, 0.0, p)[rows, :]
+            W = F["W"](q, t, p)[rows, :]
+            wt = F["Wt"](q, t, p)[rows, :]
             MiWt = ca.solve(F["M"](q, p), W.T)
             vc = ca.mtimes(W, u) + wt
             Lam = ca.solve(ca.mtimes(W, MiWt), -(1.0 + ca.vertcat(*E)) * vc)
-            xp = ca.vertcat(q, u + ca.mtimes(MiWt, Lam))
+            xp = ca.vertcat(q, u + ca.mtimes(MiWt, Lam), x[self.nqu:])
         return ca.Function("reset", [x, self._ps], [xp, ca.jacobian(xp, x),
                                                     ca.jacobian(xp, self._ps)])
+
+
+def time_dependent(sy):
+    """Whether the model's equations or contacts depend explicitly on time."""
+    d = sy._d
+    exprs = [d.h, d.phi, d.psi, d.gap, d.W, d.Wt, d.A, d.b]
+    return any(e.numel() and ca.depends_on(e, d.t) for e in exprs)
 
 
 def _augmented(hy, out):

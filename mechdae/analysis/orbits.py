@@ -14,8 +14,10 @@ in the minimal coordinates ``xi`` of the section's mode (independent coordinates
 on its constraint manifold, as in :func:`~mechdae.analysis.linearize`), where ``sigma``
 is a constant ``shift`` of coordinates (a rimless wheel turns by one spoke angle per step)
 and ``cyclic`` coordinates (on which the dynamics does not depend, e.g. the position along
-a slope) are left out.  Newton's iteration uses the exact Jacobian of ``P``: CVODES'
-sensitivities of every phase times the jump of the impact map at its event,
+a slope) are left out.  A model depending explicitly on time carries the time as one more
+state (``t' = 1``), shifted by the period: the section's time is then an unknown too.
+Newton's iteration uses the exact Jacobian of ``P``: CVODES' sensitivities of every phase
+times the jump of the impact map at its event,
 ``D Delta (I - f^- grad g^T / grad g^T f^-)``; each iterate is projected back onto the
 constraint manifold.  At the orbit, the monodromy matrix
 
@@ -44,7 +46,9 @@ class PeriodicOrbit:
     q, v : dict
         The fixed point on the section (just after the last impact of the period).
     x : ndarray
-        ``(q, u)`` there in System order.
+        ``(q, u)`` there in System order (and the time, for a timed model).
+    t0 : float
+        Time of the section (a model depending on time; else 0).
     period : float
         Time from the section back to it (s).
     impacts : list of (float, str)
@@ -75,8 +79,8 @@ class PeriodicOrbit:
 
 
 def periodic_orbit(system, q=None, v=None, period=None, method="event", section=None,
-                   shift=None, cyclic=(), params=None, inputs=None, impacts=None, tol=1e-10,
-                   max_iter=30, rtol=1e-12):
+                   shift=None, cyclic=(), params=None, inputs=None, impacts=None, t=0.0,
+                   tol=1e-10, max_iter=30, rtol=1e-12):
     """Find a periodic hybrid orbit near ``(q, v)`` by Newton shooting on its Poincaré map.
 
     Parameters
@@ -103,6 +107,10 @@ def periodic_orbit(system, q=None, v=None, period=None, method="event", section=
     impacts : int, optional
         Impacts per period (default: up to the impact nearest to ``period`` from the
         guess).
+    t : float
+        Time of the guess.  A model depending explicitly on time (a vibrating table)
+        carries the time as a state: ``period`` is then the exact period (a multiple of
+        the forcing's) and the time of the section is solved for (``orb.t0``).
     tol : float
         Largest residual accepted.
     max_iter : int
@@ -131,8 +139,10 @@ def periodic_orbit(system, q=None, v=None, period=None, method="event", section=
     qa, ua, va, _, _ = sy.state_arrays(q, v)
     pv, wv = sy._pw(params, inputs, 0.0)
     hy = HybridSteps(sy, pv, wv, rtol=rtol)
-    x = np.concatenate([qa, ua])
+    x = np.concatenate([qa, ua, [float(t)] if hy.timed else []])
     sigma = np.zeros(hy.nx)
+    if hy.timed:
+        sigma[hy.nqu] = float(period)
     for n, off in (shift or {}).items():
         sigma[sy.q_names.index(n)] = float(off)
     if section is not None:
@@ -159,7 +169,9 @@ def periodic_orbit(system, q=None, v=None, period=None, method="event", section=
     mono = np.delete(np.delete(P @ Phi @ Z, drop, 0), drop, 1)
     jac = np.delete(np.delete(P @ DP @ Z, drop, 0), drop, 1)
     mult = np.linalg.eigvals(mono)
-    return PeriodicOrbit(q=dict(zip(sy.q_names, x[:sy.nq])), v=dict(zip(sy.u_names, x[sy.nq:])),
+    return PeriodicOrbit(q=dict(zip(sy.q_names, x[:sy.nq])),
+                         v=dict(zip(sy.u_names, x[sy.nq:hy.nqu])),
+                         t0=float(x[hy.nqu]) if hy.timed else 0.0,
                          x=x, period=T, impacts=hits, monodromy=mono, monodromy_full=Phi,
                          multipliers=mult[np.argsort(-np.abs(mult))], map_jacobian=jac,
                          map_multipliers=_sorted(np.linalg.eigvals(jac)),
@@ -180,9 +192,6 @@ def _check_call(sy, period, method, shift, cyclic, section, inputs):
     if sy.nv + sy.nz:
         raise ValueError(f"periodic_orbit: model '{sy.name}' has general equations; only "
                          "mechanical models are supported")
-    if sy.rheonomic:
-        raise ValueError(f"periodic_orbit: model '{sy.name}' has contacts moving with time; "
-                         "the section needs a time-invariant system")
     bad = [n for n in list(shift or {}) + list(cyclic) if n not in sy.q_names]
     if bad:
         raise ValueError(f"periodic_orbit: {bad} are not coordinates of model '{sy.name}' "
@@ -249,22 +258,43 @@ def _to_section(hy, x, contact, period):
 def _section_basis(hy, x, mode, keep):
     """Basis ``Z`` and selection ``P`` (in ``(q, u)``) of the tangent space of the mode's
     manifold at ``x``; names; indices of the cyclic coordinates among the names."""
-    sy, nq, nu = hy.sy, hy.sy.nq, hy.sy.nu
+    sy, nq, nu, nqu = hy.sy, hy.sy.nq, hy.sy.nu, hy.nqu
     _, _, Yx, Zx = (np.array(a) for a in hy.flow(mode).cons(x))
     N0 = np.array(sy.functions["N"](x[:nq], hy.pv))
-    Ys, Zs, Zu = Yx[:, :nq] @ N0, Zx[:, :nq] @ N0, Zx[:, nq:]
+    Ys, Zs, Zu = Yx[:, :nq] @ N0, Zx[:, :nq] @ N0, Zx[:, nq:nqu]
     full = _names(sy, N0)
     keep_s = [j for j, n in enumerate(full[:nu]) if n in [sy.q_names[i] for i in keep]]
     Zsu, Psu, names = _independent_basis(Ys, Zs, Zu, 0, full, keep_s)
-    Tq = np.zeros((nq + nu, 2 * nu))
-    Tq[:nq, :nu], Tq[nq:, nu:] = N0, np.eye(nu)
-    Tp = np.zeros((2 * nu, nq + nu))
-    Tp[:nu, :nq], Tp[nu:, nq:] = np.linalg.pinv(N0), np.eye(nu)
+    if hy.timed:     # the time: one more independent coordinate of the section
+        Zsu, Psu, names = _with_time(Zsu, Psu, names, Ys, Zs, Zu, Yx[:, nqu], Zx[:, nqu])
+    n = 2 * nu + hy.timed
+    Tq = np.zeros((hy.nx, n))
+    Tq[:nq, :nu], Tq[nq:, nu:] = N0, np.eye(nu + hy.timed)
+    Tp = np.zeros((n, hy.nx))
+    Tp[:nu, :nq], Tp[nu:, nq:] = np.linalg.pinv(N0), np.eye(nu + hy.timed)
     drop = [i for i, n in enumerate(names) if n in [sy.q_names[k] for k in keep]]
     if len(drop) != len(keep):
         raise ValueError(f"periodic_orbit: cyclic coordinates {[sy.q_names[k] for k in keep]}"
                          f" of model '{sy.name}' are not independent on the section")
     return Tq @ Zsu, Psu @ Tp, names, drop
+
+
+def _with_time(Z, P, names, Ys, Zs, Zu, Yt, Zt):
+    """The basis extended by the time: its column moves the dependent coordinates and
+    speeds with the time-dependent constraint rows (``Y_t``, ``Z_t``)."""
+    nu = Zu.shape[1]
+    ind = [int(np.argmax(r)) for r in P]
+    dep_s = [j for j in range(nu) if j not in ind]
+    dep_u = [j for j in range(nu) if nu + j not in ind]
+    ds, du = np.zeros(nu), np.zeros(nu)
+    if dep_s and Ys.size:
+        ds[dep_s] = -np.linalg.lstsq(Ys[:, dep_s], Yt, rcond=None)[0]
+    if dep_u and Zu.size:
+        du[dep_u] = -np.linalg.lstsq(Zu[:, dep_u], Zs @ ds + Zt, rcond=None)[0]
+    Zt_col = np.concatenate([ds, du, [1.0]])
+    Z = np.hstack([np.vstack([Z, np.zeros((1, Z.shape[1]))]), Zt_col[:, None]])
+    P = np.vstack([np.hstack([P, np.zeros((P.shape[0], 1))]), np.eye(1, 2 * nu + 1, 2 * nu)])
+    return Z, P, names + ["t"]
 
 
 def _names(sy, N0):
@@ -275,7 +305,7 @@ def _names(sy, N0):
 def _project(hy, mode, x, iters=20):
     """The nearest state on the mode's manifold (Gauss-Newton on ``y(q) = 0``, then the
     velocity rows ``z = 0``, minimum-norm corrections)."""
-    nq = hy.sy.nq
+    nq, nqu = hy.sy.nq, hy.nqu
     cons = hy.flow(mode).cons
     x = np.array(x, float)
     for _ in range(iters):
@@ -287,6 +317,6 @@ def _project(hy, mode, x, iters=20):
         _, z, _, Zx = (np.array(a) for a in cons(x))
         if z.size == 0:
             break
-        x[nq:] -= np.linalg.lstsq(Zx[:, nq:], z.ravel(), rcond=None)[0]
+        x[nq:nqu] -= np.linalg.lstsq(Zx[:, nq:nqu], z.ravel(), rcond=None)[0]
     return x
 

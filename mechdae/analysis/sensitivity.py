@@ -20,7 +20,6 @@ Followed: flights and phases with sticking or frictionless closed contacts, lift
 Newton impacts on fixed rows; stick-slip transitions and sliding impacts are refused by
 name.
 """
-import casadi as ca
 import numpy as np
 
 from ._hybrid import HybridSteps
@@ -77,26 +76,27 @@ def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
     for n, val in (inputs or {}).items():
         if not isinstance(val, (int, float, np.floating)):
             raise ValueError(f"simulate(sensitivities=...): input '{n}' must be a constant")
-    if _time_dependent(sy):
-        raise ValueError(f"simulate(sensitivities=...): model '{sy.name}' depends explicitly "
-                         "on time; only autonomous models are followed")
+    if sy.nv + sy.nz:
+        raise ValueError(f"simulate(sensitivities=...): model '{sy.name}' has general "
+                         "equations; only mechanical models are followed")
     _, wv = sy._pw(params, inputs, 0.0)
     hy = HybridSteps(sy, np.asarray(res.params, float), wv, rtol=rtol, sens=pidx,
                      caller="simulate(sensitivities=...)")
-    nx = hy.nx
+    nx, nqu = hy.nx, hy.nqu
     X = np.zeros((hy.na, len(names)))
     for k, (kind, i) in enumerate(cols):
         X[i if kind == "x" else nx + i, k] = 1.0
     t = np.asarray(res.t, float)
-    out = np.zeros((t.size, nx, len(names)))
-    x, t0, tf = np.concatenate([res.q[0], res.v[0]]), t[0], t[-1]
+    out = np.zeros((t.size, nqu, len(names)))
+    t0, tf = t[0], t[-1]
+    x = np.concatenate([res.q[0], res.v[0], [t0] if hy.timed else []])
     mode, j, ev_sens, events = hy.mode_of(x), 0, [], []
     dt = max((tf - t0) / 400.0, 1e-9)
     while True:
         stops = [tk - t0 for tk in t[j:]]
         tau, xm, ev, Phi, at = hy.phase(x, mode, tf - t0, dt, stops=stops)
         for xs, P in at:
-            out[j] = (P @ X)[:nx]
+            out[j] = (P @ X)[:nqu]
             j += 1
         if ev is None:
             break
@@ -134,12 +134,6 @@ def _columns(sy, names):
                          f"'{sy.name}': give parameters ({', '.join(sy.p_names)}), coordinates "
                          "or speeds (initial values)")
     return pidx, cols
-
-
-def _time_dependent(sy):
-    d = sy._d
-    exprs = [d.h, d.phi, d.psi, d.gap, d.W, d.Wt]
-    return bool(sy.nv + sy.nz) or any(e.numel() and ca.depends_on(e, d.t) for e in exprs)
 
 
 def _check_events(sy, res, events):
