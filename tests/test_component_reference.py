@@ -16,7 +16,7 @@ from mechdae.components.reference import reference_tables
 # arguments the MSL gives no default (required here too), for building an instance
 REQUIRED = dict(f_constant=1.0, f_nominal=1.0, v_nominal=1.0, v_fixed=1.0,
                 tau_constant=1.0, tau_nominal=1.0, w_nominal=1.0, w_fixed=1.0, R=1.0, G=1.0,
-                C=1.0, L=1.0)
+                C=1.0, L=1.0, m=1.0, J=1.0)
 
 
 def _classes():

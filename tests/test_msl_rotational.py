@@ -239,3 +239,23 @@ def test_torque_to_angle_adaptor_outputs_the_motion_it_causes():
     assert np.allclose(res["ad.phi"], t ** 2, atol=1e-10)
     assert np.allclose(res["ad.w"], 2 * t, atol=1e-10)
     assert np.allclose(res["ad.a"], 2.0, atol=1e-10)
+
+
+def test_elasto_backlash_free_play_then_spring():
+    """Inertia (J = 1, w = 1) centered in a backlash b = 0.2 against a spring c = 100:
+    free for 0.1 s, half a spring oscillation (pi/10 s), back at -1 through the free
+    play; no torque inside the play."""
+    m = md.Model("bl")
+    F = m.add(rot.Fixed("F"))
+    B = m.add(rot.ElastoBacklash("B", c=100.0, b=0.2))
+    J = m.add(rot.Inertia("J", J=1.0))
+    m.connect(F.flange, B.flange_a)
+    m.connect(B.flange_b, J.flange_a)
+    t_end = 0.1 + np.pi / 10 + 0.05
+    t = np.linspace(0.0, t_end, 1001)
+    res = m.compile().simulate(t_end, v0={"J.w": 1.0}, output_times=t, **TIGHT)
+    assert res["J.phi"][-1] == pytest.approx(0.05, abs=1e-7)
+    assert res["J.w"][-1] == pytest.approx(-1.0, abs=1e-7)
+    assert np.max(res["J.phi"]) == pytest.approx(0.1 + 0.1, abs=1e-5)   # 1/sqrt(c) past it
+    inside = np.abs(res["J.phi"]) < 0.1 - 1e-9
+    assert np.all(res["B.tau"][inside] == 0.0)

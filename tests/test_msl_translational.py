@@ -279,3 +279,75 @@ def test_units_are_declared_for_parameters_and_outputs():
     for cls in ("ConstantForce", "Speed", "PowerSensor", "Rod"):
         assert all(isinstance(u, str) for u in getattr(tr, cls).units.values())
     assert tr.Speed.units["v_ref"] == "m/s" and tr.PowerSensor.units["power"] == "W"
+
+
+def test_elasto_gap_bounces_elastically_and_never_pulls():
+    """A mass at s = 0.5 moving at -1 toward an ElastoGap on a wall (s_rel0 = 0): free
+    flight for 0.5 s, half an oscillation of the contact spring (pi/w, w = sqrt(c/m)),
+    then back at +1 (d = 0). With damping the contact force stays a push (f <= 0 at
+    flange_b, MSL's damping limited by the spring force) and the energy lost is the
+    integral of lossPower."""
+    from scipy.integrate import cumulative_simpson
+    for d in (0.0, 20.0):
+        m = md.Model("gap")
+        W = m.add(tr.Fixed("W"))
+        G = m.add(tr.ElastoGap("G", c=1e4, d=d))
+        M = m.add(tr.Mass("M", m=1.0))
+        m.connect(W.flange, G.flange_a)
+        m.connect(G.flange_b, M.flange_a)
+        w = 100.0
+        t_out = 0.5 + np.pi / w + 0.2
+        t = np.linspace(0.0, t_out, 4001)
+        res = m.compile().simulate(t_out, q0={"M.s": 0.5}, v0={"M.v": -1.0},
+                                   output_times=t, **TIGHT)
+        assert np.all(res["G.f"] <= 1e-12)
+        if d == 0.0:
+            assert res["M.v"][-1] == pytest.approx(1.0, abs=1e-6)
+            assert res["M.s"][-1] == pytest.approx(0.2, abs=1e-6)
+            assert np.min(res["M.s"]) == pytest.approx(-1.0 / w, rel=1e-4)
+        else:
+            E = 0.5 * res["M.v"] ** 2 + 0.5 * 1e4 * np.minimum(res["M.s"], 0.0) ** 2
+            lost = cumulative_simpson(res["G.lossPower"], x=t, initial=0.0)
+            assert np.max(np.abs(E - E[0] + lost)) < 1e-4
+            assert 0.0 < res["M.v"][-1] < 1.0
+
+
+def test_rolling_resistance_decelerates_uniformly():
+    """RollingResistance on a coasting mass: m v' = -Cr fWeight cos(atan(inclination))
+    while v > v0 (here Linear regularization below 1 mm/s)."""
+    m = md.Model("roll")
+    M = m.add(tr.Mass("M", m=2.0))
+    R = m.add(tr.RollingResistance("R", fWeight=2.0 * 9.81, CrConstant=0.05,
+                                   inclinationConstant=0.75, reg="Linear", v0=1e-3))
+    m.connect(R.flange, M.flange_a)
+    t, res = run(m, v0={"M.v": 1.0})
+    dec = 0.05 * 9.81 * 0.8
+    assert np.allclose(res["M.v"], 1.0 - dec * t, atol=1e-9)
+    assert np.allclose(res["R.f"], 0.05 * 2 * 9.81 * 0.8, atol=1e-9)   # = flange.f
+
+
+def test_vehicle_accelerates_and_reaches_its_terminal_speed():
+    """Vehicle driven by a constant wheel torque: (m + J/R^2) a = tau/R - Cr m g
+    - m g sin(atan(inclination)) without drag; with drag and a head wind vw the terminal
+    speed solves tau/R = Cr m g + Cd A rho (v - vw)^2/2."""
+    from mechdae.components import rotational as rot
+    g = 9.80665
+
+    def vehicle(**kw):
+        m = md.Model("veh")
+        V = m.add(tr.Vehicle("car", m=1000.0, J=2.0, R=0.3, **kw))
+        T = m.add(rot.ConstantTorque("T", tau_constant=300.0))
+        m.connect(T.flange, V.flangeR)
+        return m
+
+    t, res = run(vehicle(Cd=0.0, inclinationConstant=0.05), t_final=10.0,
+                 v0={"car.mass.v": 1.0})
+    a = (1000.0 - 0.015 * 1000 * g * np.cos(np.arctan(0.05))
+         - 1000 * g * np.sin(np.arctan(0.05))) / (1000.0 + 2.0 / 0.3 ** 2)
+    assert np.allclose(res["car.v"], 1.0 + a * t, atol=1e-8)
+    assert np.allclose(res["car.a"], a, atol=1e-8)
+    t, res = run(vehicle(A=2.0, Cd=0.3, CrConstant=0.01, vWindConstant=5.0), t_final=600.0,
+                 n=7, v0={"car.mass.v": 1.0})
+    v_inf = 5.0 + np.sqrt((1000.0 - 0.01 * 1000 * g) / (0.5 * 0.3 * 2.0 * 1.2))
+    assert res["car.v"][-1] == pytest.approx(v_inf, rel=1e-8)
+    assert res["car.fDrag.f"][-1] + res["car.fRoll.f"][-1] == pytest.approx(1000.0, rel=1e-7)

@@ -14,7 +14,7 @@ import casadi as ca
 from .._symbols import der
 
 __all__ = ["flange_and_support", "support_flows", "regularized_sign", "start_value",
-           "check_choice", "drive", "speed_drive", "accelerate_drive"]
+           "check_choice", "drive", "speed_drive", "accelerate_drive", "parameter"]
 
 
 def flange_and_support(comp, flange_cls, use_support, flange="flange"):
@@ -89,7 +89,22 @@ def drive(comp, flange, s_support, s, name="drive"):
         comp.relation(p - s_support - s, name=name)
 
 
+_PARAMETERS = set()                      # hashes of placeholders made by parameter() below
+
+
+def parameter(comp, name, value):
+    """``comp.parameter(name, value)``, remembered as constant in time: a source given it
+    as its reference (a Vehicle's constant wind) positions its flange in closed form."""
+    ph = comp.parameter(name, value)
+    _PARAMETERS.add(ph.element_hash())
+    return ph
+
+
 def _constant(value):
+    """Whether a source's reference is constant in time: a number, or an expression of
+    parameters made by :func:`parameter`."""
+    if isinstance(value, ca.SX):
+        return all(s.element_hash() in _PARAMETERS for s in ca.symvar(value))
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 

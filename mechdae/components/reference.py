@@ -62,7 +62,7 @@ def _value(v):
 def class_rows(module):
     """``[(class name, connectors, parameters, documentation)]`` of ``module.__all__``'s
     component classes (strings ready for a Markdown table)."""
-    from .core import Component
+    from .core import Component, Connector
     rows = []
     for name in module.__all__:
         cls = getattr(module, name)
@@ -80,7 +80,9 @@ def class_rows(module):
                       for p, v in inspect.signature(cls.__init__).parameters.items()
                       if p not in ("self", "name") and v.kind == v.POSITIONAL_OR_KEYWORD]
         else:
-            cons = ", ".join(c.name for c in inst._connectors)
+            cons = ", ".join([c.name for c in inst._connectors] + [
+                k for k, v in vars(inst).items()         # a hierarchy's re-exported ones
+                if isinstance(v, Connector) and v.owner is not inst])
             values = [(p, "*required*" if p in required else _value(val))
                       for p, _, val in inst._params]
         params = [f"{pname} = {shown} [{units.get(pname, '-')}]" for pname, shown in values]

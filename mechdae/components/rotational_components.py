@@ -4,18 +4,22 @@ positions a flange nothing else positions (a tree), a holonomic constraint whose
 multiplier gives the flange torques where it closes a loop. The torque balances of the MSL
 (``0 = ratio flangeR.tau + flangeT.f``, ...) are the relations' virtual work.
 
-Also :class:`RelativeStates` and :class:`TorqueToAngleAdaptor`, plain equations.
+Also :class:`RelativeStates`, :class:`TorqueToAngleAdaptor` and the compliant
+:class:`ElastoBacklash` (MSL's piecewise characteristic: no events, no complementarity),
+plain equations.
 IdealGearR2T and IdealRollingWheel join a rotational flange ``flangeR`` to a translational
 one ``flangeT`` (MSL's ``PartialElementaryRotationalToTranslational``: supports
 ``supportR`` / ``supportT`` with ``useSupportR`` / ``useSupportT``, else grounded).
 
 ``units``: each class's SI units of its parameters and outputs, as data.
 """
+import casadi as ca
+
 from .._symbols import der
-from .core import Component
+from .core import Component, LazyEquations
 
 __all__ = ["Disc", "IdealPlanetary", "IdealGearR2T", "IdealRollingWheel", "RelativeStates",
-           "TorqueToAngleAdaptor"]
+           "TorqueToAngleAdaptor", "ElastoBacklash"]
 
 
 # The connector classes come from the domain modules, imported when a component is created
@@ -127,6 +131,49 @@ class TorqueToAngleAdaptor(Component):
         self.output("w", der(fl.phi) if use_w else 0.0 * t)
         self.output("a", der(der(fl.phi)) if use_a and use_w else 0.0 * t)
 
+
+
+class ElastoBacklash(LazyEquations, Component):
+    """Backlash ``b`` in series with a spring ``c`` and a damper ``d``: no torque while
+    ``|phi_rel - phi_rel0| <= b/2``; beyond, ``tau_c = c (phi_diff -+ b/2)`` and
+    ``tau_d = d w_rel`` with the damping limited so that the contact only pushes
+    (MSL's characteristic after initialization; ``b <= 1e-10``: a SpringDamper)."""
+    _template = True
+    units = {"c": "N.m/rad", "d": "N.m.s/rad", "b": "rad", "phi_rel0": "rad",
+             "phi_rel": "rad", "w_rel": "rad/s", "tau": "N.m", "lossPower": "W"}
+
+    def __init__(self, name, c=1e5, d=0.0, b=0.0, phi_rel0=0.0):
+        super().__init__(name)
+        self._c = self.parameter("c", c)
+        self._d = self.parameter("d", d)
+        self._b = self.parameter("b", b)
+        self._p0 = self.parameter("phi_rel0", phi_rel0)
+        self.connector(_rot_flange, "flange_a")
+        self.connector(_rot_flange, "flange_b")
+
+    def _build_equations(self):
+        a, b = self.flange_a.phi, self.flange_b.phi
+        phi_rel, w_rel = b - a, der(b) - der(a)
+        c, bmax = self._c, self._b / 2
+        diff = phi_rel - self._p0
+        tiny = ca.fabs(self._b) <= 1e-10               # MSL's bEps
+        above, below = diff > bmax, diff < -bmax
+        tau_c = ca.if_else(tiny, c * diff, ca.if_else(above, c * (diff - bmax), ca.if_else(
+            below, c * (diff + bmax), 0)))
+        tau_d = self._d * w_rel
+        push_pos = ca.if_else(tau_c + tau_d <= 0, 0, tau_c + ca.fmin(tau_c, tau_d))
+        push_neg = ca.if_else(tau_c + tau_d >= 0, 0, tau_c + ca.fmax(tau_c, tau_d))
+        tau = ca.if_else(tiny, tau_c + tau_d, ca.if_else(above, push_pos, ca.if_else(
+            below, push_neg, 0)))
+        loss_pos = ca.if_else(tau_c + tau_d <= 0, 0, ca.fmin(tau_c, tau_d) * w_rel)
+        loss_neg = ca.if_else(tau_c + tau_d >= 0, 0, ca.fmax(tau_c, tau_d) * w_rel)
+        loss = ca.if_else(tiny, tau_d * w_rel, ca.if_else(above, loss_pos, ca.if_else(
+            below, loss_neg, 0)))
+        self.flow(self.flange_a, -tau)
+        self.flow(self.flange_b, tau)
+        for name, e in (("phi_rel", phi_rel), ("w_rel", w_rel), ("tau", tau),
+                        ("lossPower", loss)):
+            self.output(name, e)
 
 from ._msl_exports import done as _done  # noqa: E402
 _done(__name__)
