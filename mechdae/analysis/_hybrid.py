@@ -110,7 +110,7 @@ class HybridSteps:
     def flow(self, mode):
         """Cached Functions of a mode: ``rhs(x) -> (f, lam)``, ``phase(x0, tau) -> x``,
         ``phase_jac(x0, tau) -> (x, Phi)`` (``Phi`` of ``(x, p_sens)``), ``cons(x) -> (y,
-        z, dy/dx, dz/dx)`` and the :class:`Mode` ``mode``."""
+        z, dy/dx, dz/dx, dy/dp_sens, dz/dp_sens)`` and the :class:`Mode` ``mode``."""
         key = tuple(sorted(mode.items()))
         if key not in self._flows:
             self._flows[key] = self._build_flow(mode)
@@ -125,7 +125,8 @@ class HybridSteps:
         fs = md_.graphs(xm, t, p, w, self.alpha, self.alpha)[0]
         f0, fs = ca.vertcat(f0, *one), ca.vertcat(fs, *one)
         rhs = ca.Function("rhs", [x, ps], [f0, lam])
-        cons = ca.Function("cons", [x, ps], [y, z, ca.jacobian(y, x), ca.jacobian(z, x)])
+        cons = ca.Function("cons", [x, ps], [y, z, ca.jacobian(y, x), ca.jacobian(z, x),
+                                             ca.jacobian(y, ps), ca.jacobian(z, ps)])
         opts = dict(abstol=self.rtol, reltol=self.rtol, max_num_steps=100000)
         integ = ca.integrator("phase", "cvodes", {"x": x, "p": ca.vertcat(tau, ps),
                                                   "ode": tau * fs}, 0.0, 1.0, opts)

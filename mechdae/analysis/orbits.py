@@ -259,7 +259,7 @@ def _section_basis(hy, x, mode, keep):
     """Basis ``Z`` and selection ``P`` (in ``(q, u)``) of the tangent space of the mode's
     manifold at ``x``; names; indices of the cyclic coordinates among the names."""
     sy, nq, nu, nqu = hy.sy, hy.sy.nq, hy.sy.nu, hy.nqu
-    _, _, Yx, Zx = (np.array(a) for a in hy.flow(mode).cons(x))
+    _, _, Yx, Zx, _, _ = (np.array(a) for a in hy.flow(mode).cons(x))
     N0 = np.array(sy.functions["N"](x[:nq], hy.pv))
     Ys, Zs, Zu = Yx[:, :nq] @ N0, Zx[:, :nq] @ N0, Zx[:, nq:nqu]
     full = _names(sy, N0)
@@ -309,12 +309,12 @@ def _project(hy, mode, x, iters=20):
     cons = hy.flow(mode).cons
     x = np.array(x, float)
     for _ in range(iters):
-        y, _, Yx, _ = (np.array(a) for a in cons(x))
+        y, _, Yx, _, _, _ = (np.array(a) for a in cons(x))
         if y.size == 0 or np.abs(y).max() < 1e-14:
             break
         x[:nq] -= np.linalg.lstsq(Yx[:, :nq], y.ravel(), rcond=None)[0]
     for _ in range(3):
-        _, z, _, Zx = (np.array(a) for a in cons(x))
+        _, z, _, Zx, _, _ = (np.array(a) for a in cons(x))
         if z.size == 0:
             break
         x[nq:nqu] -= np.linalg.lstsq(Zx[:, nq:nqu], z.ravel(), rcond=None)[0]

@@ -91,6 +91,7 @@ def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
     t0, tf = t[0], t[-1]
     x = np.concatenate([res.q[0], res.v[0], [t0] if hy.timed else []])
     mode, j, ev_sens, events = hy.mode_of(x), 0, [], []
+    X = _consistent(hy, mode, x, X)
     dt = max((tf - t0) / 400.0, 1e-9)
     while True:
         stops = [tk - t0 for tk in t[j:]]
@@ -113,6 +114,24 @@ def sensitivities(system, res, names, params=None, inputs=None, rtol=1e-12):
     sens.event_times = {th: E[:, k] for k, th in enumerate(names)}
     sens.events = events
     return sens
+
+
+def _consistent(hy, mode, x, X):
+    """Initial sensitivities on the (perturbed) constraint manifold: minimum-norm
+    corrections of the coordinates, ``Y_q dq + Y_p dp = 0``, then of the speeds,
+    ``Z_q dq + Z_u du + Z_p dp = 0`` (the Euclidean projection of the initialization with
+    every coordinate given); without constraints nothing changes."""
+    nq, nqu, nx = hy.sy.nq, hy.nqu, hy.nx
+    _, _, Yx, Zx, Yp, Zp = (np.array(a) for a in hy.flow(mode).cons(x))
+    X = X.copy()
+    P = X[nx:]
+    if Yx.size:
+        r = Yx[:, :nq] @ X[:nq] + Yp @ P
+        X[:nq] -= np.linalg.pinv(Yx[:, :nq]) @ r
+    if Zx.size:
+        r = Zx[:, :nqu] @ X[:nqu] + Zp @ P
+        X[nq:nqu] -= np.linalg.pinv(Zx[:, nq:nqu]) @ r
+    return X
 
 
 def _columns(sy, names):
