@@ -15,7 +15,9 @@ event time moves:
 (:class:`~mechdae.analysis._hybrid.HybridSteps`); a lift-off (normal force of a closed
 contact reaching zero) is an event with no jump of the state, whose saltation matrix
 accounts for the change of vector field.  The run is followed again phase by phase from
-its first sample; its events are checked against the run's (the event engine's).
+its first sample, the initial sensitivities projected onto the perturbed constraint
+manifold (minimum-norm, as the initialization does with every coordinate given); its
+events are checked against the run's (the event engine's).
 Followed: flights and phases with sticking or frictionless closed contacts, lift-offs, and
 Newton impacts on fixed rows; stick-slip transitions and sliding impacts are refused by
 name.
