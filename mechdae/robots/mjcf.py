@@ -131,6 +131,9 @@ def _equalities(mj, mujoco, jnames, path):
 def _check_unsupported(mj, jnames, bnames, path):
     """Data MuJoCo adds to the dynamics that a description cannot carry: warned, by name."""
     g = np.asarray(mj.opt.gravity, float)
+    off = getattr(getattr(_mujoco(), "mjtDisableBit", None), "mjDSBL_GRAVITY", None)
+    if off is not None and int(mj.opt.disableflags) & int(off):
+        g = np.zeros(3)                      # <flag gravity="disable"/>
     if not np.allclose(g, (0.0, 0.0, -9.81), atol=1e-9):
         warnings.warn(f"MJCF file {path!r}: gravity {g.tolist()} is not (0, 0, -9.81); the "
                       "description keeps no gravity: set the World's g and n on the built "
