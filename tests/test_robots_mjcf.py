@@ -470,3 +470,22 @@ def test_feet_of_a_urdf_robot_on_the_ground():
         c = base @ T[foot] @ sphere.origin
         assert gaps[f"{foot}_contact.contact"] == pytest.approx(c[2, 3] + 0.1 - 0.031,
                                                                 abs=1e-13)
+
+
+def test_a_box_sole_touches_at_its_corners(tmp_path):
+    """A foot whose collision shape is a box (a humanoid's sole) gets a point contact at
+    each of its eight corners: at a tilted pose the gaps are the corners' heights."""
+    f = tmp_path / "sole.xml"
+    f.write_text("""<mujoco><worldbody><body name="shin" pos="0 0 0.5">
+      <joint name="ankle" axis="1 0 0"/>
+      <body name="foot"><geom type="box" size="0.1 0.05 0.02" pos="0.03 0 -0.3"/></body>
+      </body></worldbody></mujoco>""")
+    m = load_mjcf(f, contacts="feet")
+    sys_ = m.compile(stabilization=None)
+    assert len(sys_.contact_names) == 8 and sys_.contact_names[1] == "foot_contact_2.contact"
+    phi = 0.2
+    gaps = sys_.dynamics_terms({"ankle.phi": phi}, {})["gap"]
+    R = _axis_angle([1, 0, 0], phi)
+    corners = [R @ (np.array([0.03, 0, -0.3]) + np.array([sx * 0.1, sy * 0.05, sz * 0.02]))
+               for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+    np.testing.assert_allclose(gaps, [0.5 + c[2] for c in corners], atol=1e-14)

@@ -1,12 +1,14 @@
-"""Feet on the ground: collision spheres of a robot's links become unilateral contacts.
+"""Feet on the ground: collision spheres and boxes of a robot's links become unilateral
+contacts.
 
-Each chosen link gets one :class:`~mechdae.components.spatial.PointPlaneContact` per
-collision sphere (its center in the link frame, its radius; a link without a collision
-sphere: its frame origin as a point) against the ground plane ``z = ground`` with normal
-``+z``: gap ``z_c - ground - radius``, restitution ``e``, Coulomb friction ``mu`` on the two
-tangential directions of the contact point's velocity. The contact is named
-``"<link>_contact.contact"`` (link name with characters outside ``[A-Za-z0-9_]`` made ``_``;
-several spheres on one link: ``"<link>_contact_2"`` ...).
+Each chosen link gets one :class:`~mechdae.components.spatial.PointPlaneContact` against
+the ground plane ``z = ground`` (normal ``+z``) per collision sphere (its center in the
+link frame, its radius) and one per corner of each collision box (a point: a box sole
+touches the ground at its corners); a link with neither: its frame origin as a point. Gap
+``z_c - ground - radius``, restitution ``e``, Coulomb friction ``mu`` on the two tangential
+directions of the contact point's velocity. The contacts are named
+``"<link>_contact.contact"``, ``"<link>_contact_2.contact"`` ... (link name with
+characters outside ``[A-Za-z0-9_]`` made ``_``).
 
 Example
 -------
@@ -37,7 +39,8 @@ def _children(desc):
 
 
 def _spheres(link):
-    return [g for g in link.collisions if g.kind == "sphere"]
+    """The link's collision spheres and boxes (the shapes that become contact points)."""
+    return [g for g in link.collisions if g.kind in ("sphere", "box")]
 
 
 def _footlike(name):
@@ -63,8 +66,8 @@ def _foot_spheres(desc):
 
 def feet(desc):
     """Names of a description's feet: the links named like ``*foot*`` (any case) if there
-    are any, else the links with a collision sphere named like ``*foot*``, else the leaf
-    links (no child) that carry a collision sphere.
+    are any, else the links with a collision sphere or box named like ``*foot*``, else the
+    leaf links (no child) that carry a collision sphere or box.
 
     Raises
     ------
@@ -80,12 +83,24 @@ def feet(desc):
     return list(found)
 
 
-def _points(spheres):
+def _points(shapes):
     """(center in the link frame, radius) of every contact point of a link with these
-    collision spheres (none: the link's origin as a point)."""
-    if not spheres:
+    collision shapes: a sphere's center and radius, a box's eight corners as points (none:
+    the link's origin as a point)."""
+    if not shapes:
         return [(np.zeros(3), 0.0)]
-    return [(np.asarray(g.origin, float)[:3, 3].copy(), float(g.size[0])) for g in spheres]
+    out = []
+    for g in shapes:
+        T = np.asarray(g.origin, float)
+        if g.kind == "sphere":
+            out.append((T[:3, 3].copy(), float(g.size[0])))
+            continue
+        half = 0.5 * np.asarray(g.size, float)
+        for sx in (-1, 1):
+            for sy in (-1, 1):
+                for sz in (-1, 1):
+                    out.append((T[:3, :3] @ (half * (sx, sy, sz)) + T[:3, 3], 0.0))
+    return out
 
 
 def attach_contacts(model, desc, spec, restitution=0.0, friction=0.8, ground=0.0):
