@@ -20,6 +20,8 @@ no separation after the impact) is closed: its normal row holds it (the event en
 stabilization), its normal force is its event indicator, and it lifts off where that force
 vanishes. Contacts with friction are not held that way (stick and slide modes are not in
 the FMU yet): their coming to rest is reported through the FMI logger and ends the run.
+Co-Simulation FMUs of such models locate the same events inside each communication step
+(the integrator's event location on the indicators) and apply the same event update.
 """
 import datetime
 import os
@@ -52,7 +54,7 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
     Parameters
     ----------
     system : System
-        A compiled model without contacts.
+        A compiled model (contacts: without general equations).
     path : str or os.PathLike
         The ``.fmu`` file to write (its folder must exist); replaced if present.
     kind : {"model-exchange", "co-simulation"}
@@ -84,7 +86,7 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
     Raises
     ------
     ValueError
-        A bad kind or version, a model with contacts, an input signal that is not a
+        A bad kind or version, contacts with general equations, an input signal that is not a
         number, a path not ending in ``.fmu``.
     FileNotFoundError
         The folder of ``path`` does not exist.
@@ -143,11 +145,6 @@ def _check_call(system, path, kind, fmi_version, rtol, atol, stop_time, rest_vel
     if fmi_version not in (2, 3):
         raise ValueError(f"{where}: fmi_version={fmi_version!r}; give 3 (FMI 3.0) or 2 "
                          "(FMI 2.0)")
-    if system.contact_names and kind == "co-simulation":
-        raise ValueError(f"{where}: '{system.name}' has contacts "
-                         f"({', '.join(system.contact_names)}); Co-Simulation FMUs of models "
-                         "with contacts are not exported yet: export kind='model-exchange' "
-                         "(impacts at the FMU's event indicators) or simulate in mechdae")
     if len(system.contact_names) and system.nv:
         raise ValueError(f"{where}: '{system.name}' has contacts and general equations "
                          f"({', '.join(system.v_names)}); their impacts are not exported yet")

@@ -12,7 +12,7 @@
 
 typedef struct { fmi2CallbackLogger log; fmi2ComponentEnvironment env; } log2_env;
 
-static void log2(void *env, const char *instance, int status, const char *category,
+static void log_fmi2(void *env, const char *instance, int status, const char *category,
                  const char *message)
 {
     log2_env *e = (log2_env *)env;
@@ -50,7 +50,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     if (!e) return NULL;
     e->log = functions->logger;
     e->env = functions->componentEnvironment;
-    m = mdae_fmu_new(instanceName, fmuGUID, cs, log2, e, loggingOn);
+    m = mdae_fmu_new(instanceName, fmuGUID, cs, log_fmi2, e, loggingOn);
     if (!m) free(e);
     return m;
 }
@@ -278,8 +278,13 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
                       fmi2Real communicationStepSize,
                       fmi2Boolean noSetFMUStatePriorToCurrentPoint)
 {
+    int st, terminate = 0;
     (void)noSetFMUStatePriorToCurrentPoint;
-    return (fmi2Status)mdae_fmu_do_step(M, currentCommunicationPoint, communicationStepSize);
+    st = mdae_fmu_do_step_events(M, currentCommunicationPoint, communicationStepSize,
+                                 &terminate);
+    M->terminated = terminate;
+    /* FMI 2.0: a slave that ends the run returns fmi2Discard, fmi2Terminated says why */
+    return terminate && st == MDAE_FMU_WARNING ? fmi2Discard : (fmi2Status)st;
 }
 
 fmi2Status fmi2CancelStep(fmi2Component c)
@@ -298,6 +303,9 @@ fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *
 fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
 { (void)c; (void)s; (void)value; return fmi2Discard; }
 fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
-{ (void)c; (void)s; (void)value; return fmi2Discard; }
+{
+    if (s == fmi2Terminated) { *value = M->terminated ? fmi2True : fmi2False; return fmi2OK; }
+    return fmi2Discard;
+}
 fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
 { (void)c; (void)s; (void)value; return fmi2Discard; }

@@ -13,7 +13,7 @@
 
 typedef struct { fmi3LogMessageCallback log; void *env; } log3_env;
 
-static void log3(void *env, const char *instance, int status, const char *category,
+static void log_fmi3(void *env, const char *instance, int status, const char *category,
                  const char *message)
 {
     log3_env *e = (log3_env *)env;
@@ -28,7 +28,7 @@ static fmi3Instance instantiate(fmi3String name, fmi3String token, int cs, fmi3B
     mdae_fmu *m;
     if (!e) return NULL;
     e->log = log; e->env = env;
-    m = mdae_fmu_new(name, token, cs, log3, e, logging);
+    m = mdae_fmu_new(name, token, cs, log_fmi3, e, logging);
     if (!m) free(e);
     return m;
 }
@@ -454,11 +454,12 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
                       fmi3Boolean *eventHandlingNeeded, fmi3Boolean *terminateSimulation,
                       fmi3Boolean *earlyReturn, fmi3Float64 *lastSuccessfulTime)
 {
-    int st;
+    int st, terminate = 0;
     (void)noSetFMUStatePriorToCurrentPoint;
-    st = mdae_fmu_do_step(M, currentCommunicationPoint, communicationStepSize);
+    st = mdae_fmu_do_step_events(M, currentCommunicationPoint, communicationStepSize,
+                                 &terminate);
     *eventHandlingNeeded = fmi3False;
-    *terminateSimulation = fmi3False;
+    *terminateSimulation = terminate ? fmi3True : fmi3False;
     *earlyReturn = fmi3False;
     *lastSuccessfulTime = M->r[0];
     return (fmi3Status)st;

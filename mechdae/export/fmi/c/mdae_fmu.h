@@ -25,6 +25,10 @@
 #include <stddef.h>
 #include "mdae_fmu_model.h"
 
+#ifndef MDAE_CS_MAX_EVENTS
+#define MDAE_CS_MAX_EVENTS 100000   /* events within one communication step */
+#endif
+
 enum { MDAE_FMU_OK = 0, MDAE_FMU_WARNING = 1, MDAE_FMU_DISCARD = 2, MDAE_FMU_ERROR = 3,
        MDAE_FMU_FATAL = 4 };
 
@@ -48,11 +52,13 @@ typedef struct {
     double h_next;              /* Co-Simulation: the step size proposed for the next call */
     long n_steps, n_rhs;        /* Co-Simulation: integrator statistics                   */
     long n_impacts;
+    int terminated;             /* Co-Simulation: the FMU asked to end the run             */
     double lam[MDAE_NLAM + 1];  /* multipliers of the bilateral constraints (last eval)    */
 #if MDAE_NC > 0
     double closed_d[MDAE_NC];   /* 1.0: the contact is closed (persistent contact mode)    */
     double clam[MDAE_NC];       /* normal forces of the closed contacts (last eval)        */
     int any_closed;
+    double cgap[MDAE_NC];       /* Co-Simulation: gaps at the integrator's trial states     */
     /* contacts (mdae_fmu_contact.c): impact terms, the padded problem, its solution */
     double cWu[MDAE_NROWS], cD[MDAE_NROWS * MDAE_NROWS], cB[MDAE_NU * MDAE_NROWS + 1];
     double claws[3 * MDAE_NC];
@@ -84,6 +90,8 @@ int mdae_fmu_get_derivatives(mdae_fmu *m, double *dx, size_t n);
 int mdae_fmu_get_nominals(mdae_fmu *m, double *nominal, size_t n);
 int mdae_fmu_get_indicators(mdae_fmu *m, double *g, size_t n);
 int mdae_fmu_do_step(mdae_fmu *m, double t, double h);
+/* the same, *terminate set when the FMU asks to end the run (contacts) */
+int mdae_fmu_do_step_events(mdae_fmu *m, double t, double h, int *terminate);
 #if MDAE_NC > 0
 int mdae_fmu_contact_init(mdae_fmu *m);
 void mdae_fmu_contact_free(mdae_fmu *m);

@@ -258,13 +258,44 @@ static int cs_rhs(void *ctx, const double **arg, double **res)
     return eval_at(m, arg[0], arg[1][0], res[0], NULL, NULL);
 }
 
+#if MDAE_NC > 0
+/* the event indicators at (x, t) (ne = NC) and their rates along the motion (a forward
+ * difference over dt = 1e-7 (1 + |t|): they seed the integrator's event location, which
+ * then refines by its own steps) */
+static int indicators_at(mdae_fmu *m, const double *x, double t, double *e)
+{
+    int a;
+    double dx[MDAE_NX];
+    if (eval_at(m, x, t, dx, NULL, m->cgap)) return 1;
+    for (a = 0; a < MDAE_NC; ++a)
+        e[a] = m->closed_d[a] != 0.0 ? m->clam[a]
+               : m->armed[a] ? m->cgap[a] : m->cvel[MDAE_CSTART[a]];
+    return 0;
+}
+
+static int cs_events(void *ctx, const double **arg, double **res)
+{
+    mdae_fmu *m = (mdae_fmu *)ctx;
+    double t = arg[1][0], dt = 1e-7 * (1.0 + fabs(t)), x2[MDAE_NX], dx[MDAE_NX], e2[MDAE_NC];
+    int i;
+    if (eval_at(m, arg[0], t, dx, NULL, m->cgap)) return 1;
+    for (i = 0; i < MDAE_NX; ++i) x2[i] = arg[0][i] + dt * dx[i];
+    if (indicators_at(m, x2, t + dt, e2) || indicators_at(m, arg[0], t, res[0])) return 1;
+    for (i = 0; i < MDAE_NC; ++i) res[1][i] = (e2[i] - res[0][i]) / dt;
+    return 0;
+}
+#endif
+
+static int integrate(mdae_fmu *m, double t_end, int *terminate);
+
 int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
 {
-    mdae_ode_system s;
-    mdae_ode_options o;
-    mdae_ode_info info;
-    double xdot[MDAE_NX];
-    int st;
+    int terminate = 0;
+    return mdae_fmu_do_step_events(m, t, h, &terminate);
+}
+
+int mdae_fmu_do_step_events(mdae_fmu *m, double t, double h, int *terminate)
+{
     if (!(h > 0) || !isfinite(h)) {
         mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError",
                       "communication step size %g: give a positive, finite step", h);
@@ -276,6 +307,24 @@ int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
                       t, m->r[0]);
         return MDAE_FMU_ERROR;
     }
+    *terminate = 0;
+    return integrate(m, t + h, terminate);
+}
+
+/* integrate to t_end; with contacts, phase by phase: each ends at t_end or at the first
+ * event indicator crossing, where mdae_fmu_event applies the impact or the mode change */
+static int integrate(mdae_fmu *m, double t_end, int *terminate)
+{
+    mdae_ode_system s;
+    mdae_ode_options o;
+    mdae_ode_info info;
+    double xdot[MDAE_NX], h = t_end - m->r[0];
+    int st, k;
+#if MDAE_NC > 0
+    double e[MDAE_NC], edot[MDAE_NC], shift[MDAE_NC];
+    int fired[MDAE_NC], changed, a;
+    for (a = 0; a < MDAE_NC; ++a) shift[a] = MDAE_GAP_TOL;
+#endif
     s.nx = MDAE_NX; s.ne = 0; s.P = m->r + MDAE_VR_P;
     s.rhs = cs_rhs; s.rhs_ctx = m; s.ev = NULL; s.ev_ctx = NULL;
     mdae_ode_options_default(&o);
@@ -283,25 +332,57 @@ int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
     o.rtol = MDAE_CS_RTOL;
     o.atol = MDAE_CS_ATOL;
     o.window = o.window_max = h;
-    st = mdae_ode_run(&s, &o, m->r[0], m->r + MDAE_VR_X, xdot, t + h,
-                      m->h_next > 0 && m->h_next < h ? m->h_next : 0.0, NULL, 0, NULL, NULL,
-                      NULL, NULL, NULL, m->ode_work, &info);
-    m->n_steps += info.n_steps;
-    if (st != 0) {
-        mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError",
-                      "the integrator stopped at t = %.17g (status %d: step size underflow, "
-                      "non-finite derivatives or too many steps)", info.t, st);
+#if MDAE_NC > 0
+    s.ne = MDAE_NC; s.ev = cs_events; s.ev_ctx = m;
+    o.shift = shift;
+    /* the inputs or parameters may have changed at the communication point: lift-offs,
+     * impacts and re-arming there first (as an importer's event mode would) */
+    st = mdae_fmu_event(m, &changed, terminate);
+    if (st == MDAE_FMU_ERROR || *terminate) return st;
+#endif
+    for (k = 0; k < MDAE_CS_MAX_EVENTS; ++k) {
+        /* first step: the last proposal, else the whole span (the error control shrinks
+         * it; Hairer's starting guess fails from a state at rest at 0 with tight atol) */
+        st = mdae_ode_run(&s, &o, m->r[0], m->r + MDAE_VR_X, xdot, t_end,
+                          m->h_next > 0 && m->h_next < h ? m->h_next : h, NULL, 0, NULL,
+                          NULL,
+#if MDAE_NC > 0
+                          e, edot, fired,
+#else
+                          NULL, NULL, NULL,
+#endif
+                          m->ode_work, &info);
+        m->n_steps += info.n_steps;
         m->r[0] = info.t;
         m->dirty = 1;
-        return MDAE_FMU_ERROR;
+        if (st != 0) {
+            mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError",
+                          "the integrator stopped at t = %.17g (status %d: step size "
+                          "underflow, non-finite derivatives or too many steps)", info.t, st);
+            return MDAE_FMU_ERROR;
+        }
+        m->h_next = info.h;
+        if (info.outcome != MDAE_ODE_EVENT) {
+            m->r[0] = t_end;
+            return mdae_fmu_eval(m);
+        }
+#if MDAE_NC > 0
+        st = mdae_fmu_event(m, &changed, terminate);
+        if (st == MDAE_FMU_ERROR || *terminate) return st;
+#endif
     }
-    m->h_next = info.h;
-    m->r[0] = t + h;
-    m->dirty = 1;
-    return mdae_fmu_eval(m);
+    mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError", "more than %d events in one "
+                  "communication step ending at t = %.17g", MDAE_CS_MAX_EVENTS, t_end);
+    return MDAE_FMU_ERROR;
 }
 
 #else
+int mdae_fmu_do_step_events(mdae_fmu *m, double t, double h, int *terminate)
+{
+    *terminate = 0;
+    return mdae_fmu_do_step(m, t, h);
+}
+
 int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
 {
     (void)t; (void)h;
