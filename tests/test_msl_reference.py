@@ -27,6 +27,9 @@ EXAMPLES = {
     "msl_analog_cauer_low_pass_analog": ("CauerLowPassAnalog", 1e-4),
     "msl_analog_series_resonance": ("SeriesResonance", 1e-4),
     "msl_analog_parallel_resonance": ("ParallelResonance", 1e-4),
+    "msl_translational_elasto_gap": ("ElastoGap", 1e-4),
+    "msl_rotational_backlash": ("Backlash", 1e-4),
+    "msl_translational_vehicle": ("Vehicle", 1e-4),
 }
 
 
@@ -101,3 +104,25 @@ def test_resonance_sweeps_integrate_the_ramped_frequency():
     assert np.allclose(res["cosineVoltage.v"], np.cos(200 * np.pi * t ** 2), atol=1e-8)
     i = np.abs(res["inductor1.i"])
     assert 1.0 < np.max(i) < 2.0 and 0.5 < t[np.argmax(i)] < 0.6    # just after f0 = 100 Hz
+
+
+def test_vehicle_example_force_balance_and_cruise():
+    """Between 25 and 50 s each vehicle's drive force is the resistances at vNom computed
+    with the example's rho = 1.18, while the vehicles keep Components.Vehicle's default
+    rho = 1.2 (MSL does not pass it on): they approach v = vNom sqrt(1.18/1.2) from below.
+    The coupling force is the trailer's resistances (drag, rolling, grade) plus m a, i.e.
+    the drive force per vehicle; vehicle1 with its trailer runs as vehicle does."""
+    t = np.linspace(0.0, 60.0, 121)
+    res = simulate("msl_translational_vehicle", t)
+    g, m, v_nom = 9.80665, 100.0, 25 / 3.5
+    F = 0.5 * 1.18 * 0.5 * v_nom ** 2 + 0.01 * m * g
+    cruise = (t > 25.0) & (t < 50.0)
+    v = res["trailer.v"]
+    assert np.allclose(res["multiSensor.f"][cruise], F, rtol=1e-9)
+    grade = m * g * np.sin(np.arctan(np.where((t >= 20) & (t < 25), 0.05, 0.0)))
+    f_trailer = (0.5 * 1.2 * 0.5 * v ** 2 + 0.01 * m * g * np.clip(v / 1e-3, -1, 1)
+                 * np.cos(np.arctan(np.where((t >= 20) & (t < 25), 0.05, 0.0))) + grade)
+    assert np.allclose(res["multiSensor.f"], f_trailer + m * res["trailer.a"], atol=1e-6)
+    v_c = v_nom * np.sqrt(1.18 / 1.2)
+    assert 0.99 * v_c < res["vehicle.v"][t == 50.0][0] < v_c
+    assert np.allclose(res["vehicle1.v"], res["vehicle.v"], atol=1e-8)

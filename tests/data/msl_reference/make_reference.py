@@ -28,6 +28,9 @@ EXAMPLES = [
     "Modelica/Electrical/Analog/Examples/CauerLowPassAnalog",
     "Modelica/Electrical/Analog/Examples/SeriesResonance",
     "Modelica/Electrical/Analog/Examples/ParallelResonance",
+    "Modelica/Mechanics/Translational/Examples/ElastoGap",
+    "Modelica/Mechanics/Rotational/Examples/Backlash",
+    "Modelica/Mechanics/Translational/Examples/Vehicle",
 ]
 N = 101
 
