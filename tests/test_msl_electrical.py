@@ -330,3 +330,25 @@ def test_source_parameters_are_msl_names():
     with pytest.raises(TypeError, match="MSL's are V, duration, offset, startTime"):
         el.RampVoltage("r", V=1.0, T=2.0)
     assert el.PulseVoltage.units["period"] == "s" and el.PulseCurrent.units["I"] == "A"
+
+
+def test_table_sources_interpolate_step_and_extrapolate():
+    """TableVoltage / TableCurrent: linear segments, a step at a repeated time, linear
+    extrapolation past the last row, offset from startTime (MSL's TimeTable)."""
+    table = [(0.0, 0.0), (0.4, 2.0), (0.4, -1.0), (0.8, 1.0)]
+    m = md.Model("tab")
+    g = m.add(el.Ground("g"))
+    sv = m.add(el.TableVoltage("sv", table=table, offset=0.5, startTime=0.1))
+    si = m.add(el.TableCurrent("si", table=table))
+    R = m.add(el.Resistor("R", R=2.0))
+    m.connect(sv.n, si.p, R.n, g.p)
+    m.connect(sv.p, si.n, R.p)
+    t = np.array([0.0, 0.05, 0.3, 0.49, 0.51, 0.7, 0.95, 1.2])
+    res = m.compile().simulate(1.2, output_times=t, **TIGHT)
+    tp = t - 0.1
+    y = np.where(tp < 0.4, 5.0 * tp, -1.0 + 5.0 * (tp - 0.4))
+    assert np.allclose(res["sv.v"], 0.5 + np.where(t < 0.1, 0.0, y), atol=1e-12)
+    y = np.where(t < 0.4, 5.0 * t, -1.0 + 5.0 * (t - 0.4))
+    assert np.allclose(res["si.i"], y, atol=1e-12)
+    with pytest.raises(ValueError, match="must not decrease"):
+        el.TableVoltage("bad", table=[(1.0, 0.0), (0.0, 1.0)])

@@ -12,7 +12,7 @@ import math
 import casadi as ca
 
 __all__ = ["step", "ramp", "sine", "cosine", "exp_sine", "exponentials", "pulse",
-           "saw_tooth", "trapezoid"]
+           "saw_tooth", "trapezoid", "time_table"]
 
 
 def _started(t, startTime, value):
@@ -92,3 +92,29 @@ def trapezoid(t, amplitude, rising, width, falling, period, nperiod, offset, sta
                               ca.if_else(tau < T_falling,
                                          amplitude * (T_falling - tau) / falling, 0)))
     return offset + ca.if_else(active, y, 0)
+
+
+def time_table(t, table, offset, startTime, shiftTime=None):
+    """MSL's TimeTable: linear interpolation in ``table`` (rows ``(time, value)``, times
+    non-decreasing; two equal times make a step) of ``t - shiftTime`` (default
+    ``startTime``), extrapolated with the first and last two rows; ``offset`` before
+    ``startTime``. The table is data (numbers), not parameters."""
+    rows = [(float(a), float(b)) for a, b in table]
+    if not rows:
+        raise ValueError("time_table: give at least one row (time, value)")
+    if any(b[0] < a[0] for a, b in zip(rows, rows[1:])):
+        raise ValueError(f"time_table: the times {[r[0] for r in rows]} must not decrease")
+    tp = t - (startTime if shiftTime is None else shiftTime)
+    if len(rows) == 1:
+        return offset + ca.if_else(t < startTime, 0, rows[0][1])
+
+    def line(k):                          # segment between rows k and k + 1
+        (t0, y0), (t1, y1) = rows[k], rows[k + 1]
+        if t1 - t0 <= 1e-13 * abs(t1):   # MSL: a step, the next value
+            return ca.SX(y1)
+        return y0 + (tp - t0) * (y1 - y0) / (t1 - t0)
+
+    y = line(len(rows) - 2)
+    for k in range(len(rows) - 3, -1, -1):
+        y = ca.if_else(tp < rows[k + 1][0], line(k), y)
+    return offset + ca.if_else(t < startTime, 0, y)

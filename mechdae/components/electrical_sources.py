@@ -175,8 +175,36 @@ class SignalCurrent(_Source):
         self._drive(self.signal("i_signal", i))
 
 
+class TableVoltage(_Source):
+    """Voltage by linear interpolation in ``table`` (rows ``(time, voltage)``; equal times
+    make a step; extrapolated linearly), plus ``offset`` from ``startTime`` (the table is
+    data, not parameters)."""
+    _kind = "voltage"
+    units = {"offset": "V", "startTime": "s", "v": "V", "i": "A"}
+
+    def __init__(self, name, table=((0.0, 0.0), (1.0, 1.0), (2.0, 4.0)), offset=0.0,
+                 startTime=0.0):
+        super().__init__(name)
+        self._drive(_signals.time_table(self.time, table, self.parameter("offset", offset),
+                                        self.parameter("startTime", startTime)))
+
+
+class TableCurrent(_Source):
+    """Current by linear interpolation in ``table`` (rows ``(time, current)``), as
+    TableVoltage."""
+    _kind = "current"
+    units = {"offset": "A", "startTime": "s", "v": "V", "i": "A"}
+
+    def __init__(self, name, table=((0.0, 0.0), (1.0, 1.0), (2.0, 4.0)), offset=0.0,
+                 startTime=0.0):
+        super().__init__(name)
+        self._drive(_signals.time_table(self.time, table, self.parameter("offset", offset),
+                                        self.parameter("startTime", startTime)))
+
+
 __all__ += ["ExponentialsVoltage", "ExponentialsCurrent", "ConstantVoltage",
-            "ConstantCurrent", "SignalVoltage", "SignalCurrent"]
+            "ConstantCurrent", "SignalVoltage", "SignalCurrent", "TableVoltage",
+            "TableCurrent"]
 
 
 
