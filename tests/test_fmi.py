@@ -322,3 +322,27 @@ def test_bouncing_ball_co_simulation_matches_the_closed_form(tmp_path):
     assert np.max(np.abs(y[before] - _ball_height(t[before]))) < 1e-6
     np.testing.assert_allclose(y[~before], 0.5 * g * (t[~before] - 5.0) ** 2, rtol=0,
                                atol=1e-8)
+
+
+def test_newtons_cradle_simultaneous_impact_equals_the_event_method(tmp_path):
+    """Ball 1 strikes two touching balls at t = 0.5 s: one impact of two contacts at once
+    (D = tridiag(-1, 2, -1) / m, Newton's law, e = 1) solved by mdae_impact_solve inside the
+    FMU gives (-1/3, 2/3, 2/3) v0, as simulate(method="event") does."""
+    from conftest import model_module
+    s = model_module("newtons_cradle").build(n=3, e=1.0).compile(stabilization=None)
+    q0, v0 = {"x1": -0.5, "x2": 0.1, "x3": 0.2}, {"x1": 1.0}
+    path = str(tmp_path / "cradle.fmu")
+    s.export_fmu(path, q0=q0, v0=v0)
+    assert validate_fmu(path) == []
+    names = ["x1", "x2", "x3", "der(x1)", "der(x2)", "der(x3)"]
+    r = _fmu_run(path, 1.0, 0.01, output=names)
+    grid = np.linspace(0.0, 1.0, 101)
+    res = s.simulate(1.0, q0=q0, v0=v0, method="event", output_times=grid)
+    assert [(round(e.t, 9), e.contact) for e in res.events if e.kind == "impact"] == [
+        (0.5, "c12"), (0.5, "c23")]
+    after = res.t > 0.5 + 1e-6                  # (the speeds jump at t = 0.5 itself)
+    for n in names:                             # signals of range ~1 (m, m/s)
+        np.testing.assert_allclose(np.interp(res.t[after], r["time"], r[n]),
+                                   res[n][after], rtol=0, atol=1e-9)
+    np.testing.assert_allclose([r[n][-1] for n in names[3:]], [-1 / 3, 2 / 3, 2 / 3],
+                               atol=1e-12)
