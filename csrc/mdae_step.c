@@ -462,17 +462,20 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
                 }
             }
         }
-        /* impact events; work of the impulses P . W (u_k + u_k+1) / 2 */
+        /* impact events; work of the impulses P . W (u_k + u_k+1) / 2: an impact's
+         * tangential work is booked with the impact (as the event method books the whole
+         * velocity jump), a closed contact's with friction */
         if (na > 0) {
             for (i = 0; i < na; ++i) {
                 double Pn = W->P[i * kd], vn = W->vk[W->act[i] * d], af = 0.0, hold, wn = 0.0;
+                double wt = 0.0;
                 int g = W->act[i] * d, impact;
                 for (j = 0; j < kd; ++j) {
                     double vbar = 0.0;
                     for (b = 0; b < nu; ++b)
                         vbar += CM(W->W, g + j, b, nrow) * 0.5 * (W->uk[b] + u[b]);
                     if (j == 0) wn = Pn * vbar;
-                    else info->work_friction += W->P[i * kd + j] * vbar;
+                    else wt += W->P[i * kd + j] * vbar;
                 }
                 impact = (vn < 0.0) && (Pn > 0.0);
                 if (impact) {
@@ -481,8 +484,11 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
                            ? -af / W->D[(i * kd) * (na * kd) + i * kd] : 0.0;
                     impact = Pn > o->impact_ratio * hold;
                 }
-                if (impact) info->work_impact += wn;
-                else info->work_contact += wn;
+                if (impact) info->work_impact += wn + wt;
+                else {
+                    info->work_contact += wn;
+                    info->work_friction += wt;
+                }
                 if (impact) {
                     int e = info->n_events++;
                     if (e < ev_cap) {

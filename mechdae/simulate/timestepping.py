@@ -275,9 +275,11 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
     Result
         ``res.stats["steps"]``, ``"dt"``, ``"compiled"``, ``"solver_failures"``,
         ``"max_active"``, ``"steps_per_second"``, ``"work_impact"``, ``"work_contact"``,
-        ``"work_friction"`` (work of the normal impulses of impact steps and of the other
-        steps, of the tangential impulses: ``sum P . W (u_k + u_k+1) / 2``, the energy
-        ledger's terms); ``res.events`` (kind ``"impact"``).
+        ``"work_friction"`` (work of the impulses of impact steps, normal and tangential,
+        as the event method books an impact's whole velocity jump; of the normal impulses
+        of the other steps; of their tangential impulses: ``sum P . W (u_k + u_k+1) / 2``,
+        the energy ledger's terms); ``res.events`` (kind ``"impact"``: a step whose normal
+        impulse stops an approach, not one that holds a closed contact).
 
     Raises
     ------
