@@ -126,3 +126,23 @@ def test_vehicle_example_force_balance_and_cruise():
     v_c = v_nom * np.sqrt(1.18 / 1.2)
     assert 0.99 * v_c < res["vehicle.v"][t == 50.0][0] < v_c
     assert np.allclose(res["vehicle1.v"], res["vehicle.v"], atol=1e-8)
+
+
+@pytest.mark.parametrize("model, speed", [
+    ("msl_translational_compare_braking_force", "mass{}.v"),
+    ("msl_rotational_compare_braking_torque", "inertia{}.w"),
+])
+def test_compare_braking_speed_laws(model, speed):
+    """MSL's CompareBrakingForce / CompareBrakingTorque (no reference result in MAP-LIB
+    4.0.0): the four braking laws in closed form (see the model files), within 1e-6 of
+    the start speed (the constant-power law v' = -10^4/v steepens toward v0: cvodes's
+    global error there is 2e-5 at rtol 1e-9, 4e-8 at 1e-12)."""
+    t = np.linspace(0.0, 5.0, 501)
+    res = simulate(model, t)
+    t1 = 0.99                                              # sign: v reaches v0 = 1
+    v1 = np.where(t < t1, 100 - 100 * t, np.exp(-100 * (t - t1)))
+    t4 = (100.0 ** 2 - 1.0) / 2e4                          # inverse: v reaches v0 = 1
+    v4 = np.where(t < t4, np.sqrt(np.maximum(1e4 - 2e4 * t, 0.0)),
+                  np.exp(-100 * (t - t4)))
+    for k, v in ((1, v1), (2, 100 * np.exp(-t)), (3, 100 / (1 + t)), (4, v4)):
+        assert np.allclose(res[speed.format(k)], v, atol=1e-4, rtol=0), k
