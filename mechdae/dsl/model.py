@@ -255,6 +255,11 @@ class Model(SymbolDeclarations, TermDeclarations, ContactDeclarations, BodyDecla
         from .evaluate import evaluated_model
         return evaluated_model(self, evaluate)
 
+    def _repr_html_(self):
+        """A table for Jupyter (:mod:`mechdae._display`)."""
+        from .._display import model_html
+        return model_html(self)
+
     def __repr__(self):
         return (f"Model({self.name!r}: {len(self.coords)} coordinates, {len(self.speeds_)} speeds, "
                 f"{sum(int(e.numel()) for _, e in self.holonomic_)} holonomic, "

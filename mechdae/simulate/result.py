@@ -203,6 +203,11 @@ class Result:
     def events(self, value):
         self.__dict__["_events"] = [] if value is None else value
 
+    def _repr_html_(self):
+        """A table for Jupyter (:mod:`mechdae._display`)."""
+        from .._display import result_html
+        return result_html(self)
+
     def __repr__(self):
         return (f"Result({self.name!r}: {self.t.size} points on [{self.t[0]:.4g}, {self.t[-1]:.4g}], "
                 f"{len(self.events)} events)")

@@ -240,6 +240,11 @@ class System(SystemValues, SystemDrivers):
         state["_integrators"] = {}
         return state
 
+    def _repr_html_(self):
+        """A table for Jupyter (:mod:`mechdae._display`)."""
+        from .._display import system_html
+        return system_html(self)
+
     def __repr__(self):
         return (f"System({self.name!r}: nq={self.nq}, nu={self.nu}, m={self.m}, k={self.k}, "
                 f"contacts={len(self.contact_names)}, stabilization={self.stabilization!r})")
