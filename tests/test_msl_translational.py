@@ -351,3 +351,37 @@ def test_vehicle_accelerates_and_reaches_its_terminal_speed():
     v_inf = 5.0 + np.sqrt((1000.0 - 0.01 * 1000 * g) / (0.5 * 0.3 * 2.0 * 1.2))
     assert res["car.v"][-1] == pytest.approx(v_inf, rel=1e-8)
     assert res["car.fDrag.f"][-1] + res["car.fRoll.f"][-1] == pytest.approx(1000.0, rel=1e-7)
+
+
+def test_brake_stops_a_mass_exactly_and_holds_it():
+    """Brake (fn_max = 10, f_normalized = 0.5, mu = 0.4, cgeo = 1): friction force 2 N on a
+    2 kg mass at 3 m/s: it stops at t = 3 s (s = 4.5 m) and sticks; a push of 1.5 N
+    below the friction limit does not move it afterwards."""
+    m = md.Model("brk")
+    M = m.add(tr.Mass("M", m=2.0))
+    B = m.add(tr.Brake("B", fn_max=10.0, f_normalized=0.5, mu=0.4))
+    F = m.add(tr.Force("F", f=lambda t: md.if_else(t > 3.5, 1.5, 0.0)))
+    m.connect(F.flange, M.flange_a)
+    m.connect(M.flange_b, B.flange_a)
+    res = m.compile().simulate(5.0, v0={"M.v": 3.0}, method="event",
+                               output_times=np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0]))
+    t = res.t
+    assert np.allclose(res["M.v"], np.where(t < 3.0, 3.0 - t, 0.0), atol=1e-8)
+    assert np.allclose(res["M.s"], np.where(t < 3.0, 3.0 * t - t ** 2 / 2, 4.5), atol=1e-8)
+    assert any(e.kind == "stick" for e in res.events)
+    assert np.allclose(res["B.fn"], 5.0)
+
+
+def test_support_friction_is_a_constant_coulomb_force():
+    m = md.Model("sf")
+    M = m.add(tr.Mass("M", m=1.0))
+    S = m.add(tr.SupportFriction("S", f_pos=[[0.0, 1.5], [2.0, 1.5]]))
+    m.connect(M.flange_b, S.flange_a)
+    res = m.compile().simulate(3.0, v0={"M.v": 3.0}, method="event",
+                               output_times=np.array([0.0, 1.0, 2.0, 3.0]))
+    t = res.t
+    assert np.allclose(res["M.v"], np.where(t < 2.0, 3.0 - 1.5 * t, 0.0), atol=1e-8)
+    assert np.allclose(res["M.s"], np.where(t < 2.0, 3.0 * t - 0.75 * t ** 2, 3.0),
+                       atol=1e-8)
+    with pytest.raises(ValueError, match="speed-dependent friction is not supported"):
+        tr.SupportFriction("bad", f_pos=[[0.0, 1.0], [1.0, 2.0]])

@@ -17,7 +17,7 @@ __all__ = ["export", "done"]
 #: domain -> modules whose ``__all__`` it re-exports, or (module, names) for a selection
 MODULES = {
     "translational": ("translational_sources", "translational_sensors",
-                      "translational_components",
+                      "translational_components", "translational_friction",
                       ("rotational_components", ("IdealGearR2T", "IdealRollingWheel"))),
     "rotational": ("rotational_sources", "rotational_sensors", "rotational_components"),
     "electrical": ("electrical_basic", "electrical_sources", "electrical_sensors"),
