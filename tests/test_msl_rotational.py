@@ -259,3 +259,26 @@ def test_elasto_backlash_free_play_then_spring():
     assert np.max(res["J.phi"]) == pytest.approx(0.1 + 0.1, abs=1e-5)   # 1/sqrt(c) past it
     inside = np.abs(res["J.phi"]) < 0.1 - 1e-9
     assert np.all(res["B.tau"][inside] == 0.0)
+
+
+@pytest.mark.parametrize("varying", [False, True])
+def test_speed_source_on_a_free_housing_conserves_angular_momentum(varying):
+    """Speed(useSupport=True) between a free housing H and a spring-coupled load J (with
+    a damper back to the housing): the load turns at w_ref relative to the housing, and
+    the housing takes every reaction, J w_J + H w_H = 0 (a constant reference in closed
+    form, a varying one through the source's own state)."""
+    m = md.Model("sup")
+    H = m.add(rot.Inertia("H", J=3.0))
+    J = m.add(rot.Inertia("J", J=1.0))
+    c = m.add(rot.Spring("c", c=100.0))
+    d = m.add(rot.Damper("d", d=5.0))
+    S = m.add(rot.Speed("S", w_ref=(lambda t: 2.0 + 0 * t) if varying else 2.0, exact=True,
+                        useSupport=True))
+    m.connect(S.support, H.flange_a)
+    m.connect(S.flange, c.flange_a)
+    m.connect(c.flange_b, J.flange_a)
+    m.connect(J.flange_b, d.flange_a)
+    m.connect(d.flange_b, H.flange_b)
+    t, res = run(m, t_final=6.0, n=7)
+    assert res["J.w"][-1] - res["H.w"][-1] == pytest.approx(2.0, abs=1e-5)
+    assert np.allclose(res["J.w"] + 3.0 * res["H.w"], 0.0, atol=1e-10)

@@ -144,7 +144,10 @@ class Vehicle(Component):
     ``fDrag`` ``-Cd A rho (v - vWind)|v - vWind|/2`` against the wind ``windSpeed``
     (``vWindConstant``), rolling resistance ``fRoll`` (``CrConstant`` or a signal ``cr``,
     Linear regularization below ``vReg``) and the grade force ``fGrav`` ``-m g
-    sin(atan(inclination))``; outputs ``s``, ``v``, ``a``."""
+    sin(atan(inclination))`` (``inclinationConstant`` or a signal ``inclination``);
+    outputs ``s``, ``v``, ``a``. MSL's wind signal (``useWindInput``) is not offered: a
+    Speed source with a varying reference cannot yet drive the drag's support (see
+    :mod:`.translational_sources`); a constant wind is exact."""
     units = {"m": "kg", "g": "m/s2", "J": "kg.m2", "R": "m", "A": "m2", "Cd": "1",
              "rho": "kg/m3", "vWindConstant": "m/s", "CrConstant": "1", "vReg": "m/s",
              "inclinationConstant": "1", "s": "m", "v": "m/s", "a": "m/s2"}
