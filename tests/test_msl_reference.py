@@ -30,6 +30,7 @@ EXAMPLES = {
     "msl_translational_elasto_gap": ("ElastoGap", 1e-4),
     "msl_rotational_backlash": ("Backlash", 1e-4),
     "msl_translational_vehicle": ("Vehicle", 1e-4),
+    "msl_analog_cauer_low_pass_opv": ("CauerLowPassOPV", 1e-4),
 }
 
 

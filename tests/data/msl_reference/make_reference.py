@@ -31,6 +31,7 @@ EXAMPLES = [
     "Modelica/Mechanics/Translational/Examples/ElastoGap",
     "Modelica/Mechanics/Rotational/Examples/Backlash",
     "Modelica/Mechanics/Translational/Examples/Vehicle",
+    "Modelica/Electrical/Analog/Examples/CauerLowPassOPV",
 ]
 N = 101
 
