@@ -101,6 +101,25 @@ def ode_function(system, specs, compiled="auto"):
 SOLVE_ROWS = 500
 
 
+def _dense_algebra(system, f):
+    """Whether the dense linear algebra of the right-hand side (flops of the LDL of ``M``,
+    ``M^-1 [h, C^T]``, ``S = C M^-1 C^T`` and the regularized solves of ``S``, see
+    :func:`mechdae.symbolic.linalg.regularized_solve`) outweighs its scalar instructions
+    :data:`DENSE_ALGEBRA` times. That algebra runs as CasADi's own compiled routines when
+    interpreted and measured 3x slower as generated C (a chain of 40 four-bar loops, 81
+    coordinates and 80 rows: 1.4-2.3 ms per evaluation interpreted, 4.8 at -O1, 9.6 at
+    -O0), while the scalar instructions run 2-4x faster as C (a 32-link chain without
+    constraints)."""
+    from ..codegen import instruction_count
+    from ..symbolic.linalg import REFINE
+    nu, r = system.nu, system.m + system.k
+    flops = nu ** 3 / 3 + r * nu ** 2 + r * r * nu + (REFINE + 1) * (r ** 3 / 3 + r * r)
+    return flops > 1e5 and flops > DENSE_ALGEBRA * instruction_count([f])
+
+
+DENSE_ALGEBRA = 10
+
+
 def ode_library(system, specs, compiled="auto"):
     """``(lib, f)``: the :class:`mechdae.codegen.Library` of the right-hand side (None
     where :func:`ode_function` runs the Function object) and the CasADi Function
@@ -122,9 +141,16 @@ def ode_library(system, specs, compiled="auto"):
             f"each evaluation is dominated by the sparse factorization of the general "
             f"equations' {n_solve} x {n_solve} matrix, compiled code inside CasADi either "
             f"way: generated C would not run faster (compiled=True compiles it anyway)")
+    elif compiled == "auto" and _dense_algebra(system, f):
+        nu, r = system.nu, system.m + system.k
+        report["interpreted"] = (
+            f"each evaluation is dominated by dense linear algebra (the mass matrix's "
+            f"{nu} x {nu} factorization, the {r} constraint rows' C M^-1 C^T and its "
+            f"regularized solves), compiled code inside CasADi either way and slower as "
+            f"generated C (compiled=True compiles it anyway)")
     else:
         try:
-            lib = library([f], compiled=compiled, jac_sparsity=True,
+            lib = library([f], compiled=compiled, jac_sparsity=_sparse_jacobian(f),
                           what=f"the right-hand side of '{system.name}'", report=report)
         except RuntimeError as exc:
             if compiled is True:
@@ -134,6 +160,18 @@ def ode_library(system, specs, compiled="auto"):
     if lib is not None:
         report["compiled_flags"] = " ".join(lib.flags)
     return lib, f
+
+
+def _sparse_jacobian(f):
+    """Whether the generated C of ``f(x, tau, P)`` should carry its Jacobian sparsity
+    (``casadi.external`` reads it: the integrator's finite-difference Jacobians then seed
+    only the structurally coupled states). CasADi writes the pattern of every input, P
+    included: a dense ``x``-Jacobian gains nothing from it, and a pattern of millions of
+    entries (a 40-loop mechanism: 162 states by the 13,000 entries of ``P``'s
+    stabilization matrices, 6 MB of C) would cost more than it saves."""
+    nx = f.numel_in(0)
+    jx = f.sparsity_jac(0, 0).nnz()
+    return jx <= nx * nx // 4 and jx + f.sparsity_jac(2, 0).nnz() <= 200_000
 
 
 def code_stats(system, specs, compiled, nx):
