@@ -32,6 +32,8 @@ EXAMPLES = [
     "Modelica/Mechanics/Rotational/Examples/Backlash",
     "Modelica/Mechanics/Translational/Examples/Vehicle",
     "Modelica/Electrical/Analog/Examples/CauerLowPassOPV",
+    "Modelica/Mechanics/Translational/Examples/WhyArrows",
+    "Modelica/Mechanics/Translational/Examples/InitialConditions",
 ]
 N = 101
 
