@@ -60,15 +60,31 @@ def test_chunk_size_from_the_measured_run_time():
     big.client = [10, 0.01]
     assert big.target() == pytest.approx(256 * 1e-3 / _schedule.TARGET_CLIENT_SHARE)
     assert big.next().size == round(big.target() / 1.5e-3)
-    # ... unless the runs left are too few for 4 such tasks per worker: 10^5 / 1024
+    # a worker losing 5 ms between two tasks (Dask on a loaded machine): tasks of
+    # 5 ms / 2 % = 0.25 s
+    slow = _schedule.Chunks(np.arange(10 ** 6), "simulate", workers=2)
+    slow.observe(60, 0.09, pid=1, span=(7, 10.0, 10.09))
+    slow.observe(60, 0.09, pid=1, span=(7, 10.095, 10.185))
+    assert slow.task_overhead == pytest.approx(5e-3)
+    assert slow.target() == pytest.approx(5e-3 / _schedule.OVERHEAD_SHARE)
+    assert slow.next().size == round(0.25 / 1.5e-3)
+    # ... unless the runs left are too few for 4 such tasks per worker: 10^5 / 1024 (the
+    # floor, a quarter of 683 runs, is higher: 171)
     few = _schedule.Chunks(todo, "simulate", workers=256)
     few.observe(100, 0.15)
     few.client = [10, 0.01]
-    assert few.next().size == np.ceil(1e5 / (4 * 256))
-    # the tail: never more than a quarter of the runs left per worker
-    short = _schedule.Chunks(np.arange(80), "simulate", workers=2)
-    short.observe(10, 1e-4)
-    assert short.next().size == 10
+    assert few.next().size == np.ceil(round(few.target() / 1.5e-3) / 4)
+    # the tail: at most a quarter of the runs left per worker (400 / 8 = 50), but not
+    # below a quarter of the target (67 / 4 -> 17)
+    short = _schedule.Chunks(np.arange(400), "simulate", workers=2)
+    short.observe(10, 0.015)
+    assert [short.next().size for _ in range(4)] == [50, 44, 39, 34]
+    short.pos = 300
+    assert short.next().size == 17
+    # one worker: no tail to balance, every task of the target size
+    one = _schedule.Chunks(np.arange(400), "simulate", workers=1)
+    one.observe(10, 0.015)
+    assert one.next().size == 67
     # a size given by the caller is kept
     fixed = _schedule.Chunks(todo, "simulate", workers=2, fixed=7)
     fixed.observe(10, 1e-4)

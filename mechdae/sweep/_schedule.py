@@ -5,11 +5,20 @@ the round trip to the client, pickling the arguments and the columns back: about
 0.2-3 ms each on Dask, 0.1-0.5 ms on a process pool) eat a light run (a 1.5 ms
 simulation); too large, and the last tasks keep some workers busy while others idle.
 With no ``chunk=`` given, the first tasks carry :data:`FIRST` runs; every finished task
-reports the seconds its runs took on the worker, and the next tasks carry as many runs as
-fill :data:`TARGET` seconds at the mean run time measured so far, at most a quarter of the
-runs left per worker (so the tail stays short) and at least one. The target grows with the
-number of workers when the client's own cost per task (measured too) would otherwise make
-the client the bottleneck: ``TARGET_CLIENT_SHARE`` of a task's time per worker.
+reports the seconds its runs took on the worker and when they started and ended there, and
+the next tasks carry as many runs as fill the target time at the mean run time measured
+so far, at least one. With more than one worker a task carries at most a quarter of the
+runs left per worker (so the last tasks end together), but never less than
+:data:`TAIL_FLOOR` of the target. The target is :data:`TARGET` seconds, longer where the costs measured as the
+sweep goes ask for it:
+
+- a worker's cost per task (the gap between the end of one task's runs and the start of
+  the next one's on the same worker thread: receiving, unpickling, sending the columns
+  back; ~0.1 ms on a process pool, several ms on Dask on a loaded machine) at most
+  :data:`OVERHEAD_SHARE` of a task;
+- the client's cost per task (taking the columns, submitting the next) at most
+  :data:`TARGET_CLIENT_SHARE` of a task's time per worker, so that hundreds of workers
+  do not wait for one client.
 
 The results do not depend on the sizes: every run is computed alone, the same way on
 every backend, so a table is identical bit for bit whatever the tasks were.
@@ -27,13 +36,17 @@ TARGET = 0.1
 FIRST = {"simulate": 1, "impact": 256}
 #: largest task (runs) whatever the measured time
 MAX_RUNS = {"simulate": 100_000, "impact": 65_536}
+#: a worker's cost per task (outside its runs) is at most this share of the task
+OVERHEAD_SHARE = 0.02
 #: the client (taking results, submitting) may use at most this share of a task's time
 #: per worker: with W workers a task lasts at least W * client_cost / share
 TARGET_CLIENT_SHARE = 0.25
 #: longest task the client-cost rule may ask for (s)
 TARGET_MAX = 5.0
-#: tasks per worker kept, at least, in the runs left (a short tail)
+#: tasks per worker kept, at least, in the runs left (a short tail; more than one worker)
 TASKS_PER_WORKER = 4
+#: ... but a task is never shorter than this share of the target
+TAIL_FLOOR = 0.25
 
 
 class Chunks:
@@ -57,6 +70,8 @@ class Chunks:
         self.runs = 0                 # runs measured, and their worker seconds
         self.seconds = 0.0
         self.client = [0, 0.0]        # tasks taken by the client, and its seconds on them
+        self.gaps = [0, 0.0]          # gaps between tasks on one worker thread, their sum
+        self.ends = {}                # (pid, thread) -> end of its last task's runs
         self.sizes = []
 
     @property
@@ -69,10 +84,16 @@ class Chunks:
         """Mean seconds the client spends per task (taking its result, submitting)."""
         return self.client[1] / self.client[0] if self.client[0] else 0.0
 
+    @property
+    def task_overhead(self):
+        """Mean seconds a worker spends on a task outside its runs (measured gaps)."""
+        return self.gaps[1] / self.gaps[0] if self.gaps[0] else 0.0
+
     def target(self):
-        """Seconds a task should last: :data:`TARGET`, longer when many workers would
-        make the client the bottleneck."""
-        need = self.workers * self.client_time / TARGET_CLIENT_SHARE
+        """Seconds a task should last: :data:`TARGET`, longer when a worker's cost per
+        task or the client's (times the workers) would take too large a share."""
+        need = max(self.task_overhead / OVERHEAD_SHARE,
+                   self.workers * self.client_time / TARGET_CLIENT_SHARE)
         return min(TARGET_MAX, max(TARGET, need))
 
     def size(self):
@@ -83,9 +104,11 @@ class Chunks:
         if r is None:
             return FIRST[self.kind]
         left = self.todo.size - self.pos
-        k = int(round(self.target() / max(r, 1e-9)))
-        k = min(k, math.ceil(left / (TASKS_PER_WORKER * self.workers)), MAX_RUNS[self.kind])
-        return max(1, k)
+        k = max(1, int(round(self.target() / max(r, 1e-9))))
+        if self.workers > 1:        # a short tail: tasks shrink as the runs run out ...
+            k = min(k, max(math.ceil(left / (TASKS_PER_WORKER * self.workers)),
+                           math.ceil(k * TAIL_FLOOR)))     # ... but not to nothing
+        return max(1, min(k, MAX_RUNS[self.kind]))
 
     def next(self):
         """Indices of the runs of the next task, or None when all are handed out."""
@@ -97,11 +120,20 @@ class Chunks:
         self.sizes.append(int(idx.size))
         return idx
 
-    def observe(self, runs, seconds):
-        """A task of ``runs`` runs took ``seconds`` on its worker."""
+    def observe(self, runs, seconds, pid=None, span=None):
+        """A task of ``runs`` runs took ``seconds`` on its worker: process ``pid``, its
+        runs from ``span[1]`` to ``span[2]`` on thread ``span[0]`` (that process's
+        clock)."""
         if runs:
             self.runs += int(runs)
             self.seconds += float(seconds)
+        if span is not None:
+            key = (pid, span[0])
+            last = self.ends.get(key)
+            if last is not None and span[1] >= last:
+                self.gaps[0] += 1
+                self.gaps[1] += span[1] - last
+            self.ends[key] = max(span[2], last or span[2])
 
     def client_tick(self, t0):
         """The client spent ``perf_counter() - t0`` on one task."""

@@ -68,13 +68,17 @@ def run_chunk(sys_key, sys_payload, plan_key, plan_payload, idx, cols):
     Returns
     -------
     dict
-        ``idx``; ``out`` the output columns; ``seconds`` the time the runs took here;
+        ``idx``; ``out`` the output columns; ``seconds`` the time the runs took here
+        (``cpu_seconds``: the CPU time of this thread, what the runs cost on a loaded
+        machine);
         ``pid``; ``loads`` the objects this process loaded since its last report and
-        ``load_seconds`` the time that took (a worker's start-up).
+        ``load_seconds`` the time that took (a worker's start-up); ``span`` (thread id,
+        start, end) of the runs on this process's clock: the gap between two tasks of
+        one worker thread is what a task costs it beyond its runs.
     """
     system = _cached(sys_key, sys_payload)
     plan = _cached(plan_key, plan_payload)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     try:
         out = plan.run(system, cols)
     except KeyboardInterrupt as exc:
@@ -82,15 +86,17 @@ def run_chunk(sys_key, sys_payload, plan_key, plan_payload, idx, cols):
         # interrupted row is not a row (a resumed sweep runs it again)
         n, part = getattr(exc, "sweep_rows", (0, None))
         exc.sweep_chunk = (dict(idx=idx[:n], out=part, pid=os.getpid(), loads=0,
-                                load_seconds=0.0, seconds=time.perf_counter() - t0)
+                                load_seconds=0.0, seconds=time.perf_counter() - t0,
+                                cpu_seconds=time.thread_time() - c0)
                            if n else None)
         raise
-    seconds = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    seconds, cpu = t1 - t0, time.thread_time() - c0
     with _CACHE_LOCK:
         loads, _LOADS[1] = _LOADS[0] - _LOADS[1], _LOADS[0]
         load_seconds, _LOADS[2] = _LOADS[2], 0.0
-    return dict(idx=idx, out=out, seconds=seconds, pid=os.getpid(), loads=loads,
-                load_seconds=load_seconds)
+    return dict(idx=idx, out=out, seconds=seconds, cpu_seconds=cpu, pid=os.getpid(),
+                loads=loads, load_seconds=load_seconds, span=(threading.get_ident(), t0, t1))
 
 
 def pack(values):

@@ -79,6 +79,7 @@ class _Tally:
 
     def __init__(self):
         self.loads, self.load_seconds, self.run_seconds, self.tasks = 0, {}, 0.0, 0
+        self.run_cpu = 0.0
         self.pids = set()
 
     def add(self, r):
@@ -88,6 +89,7 @@ class _Tally:
             self.load_seconds[r["pid"]] = self.load_seconds.get(r["pid"], 0.0) \
                 + r["load_seconds"]
         self.run_seconds += r["seconds"]
+        self.run_cpu += r["cpu_seconds"]
         self.tasks += 1
 
 
@@ -128,7 +130,7 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
                 if store is not None:
                     store.add(r["idx"], r["out"])
                 tally.add(r)
-                chunks.observe(len(r["idx"]), r["seconds"])
+                chunks.observe(len(r["idx"]), r["seconds"], r["pid"], r.get("span"))
                 n_done += len(r["idx"])
                 advance(n_done)
 
@@ -159,8 +161,9 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
                              ran=int(todo.size), resumed=table.n - int(todo.size),
                              failed=int((df["status"] == "failed").sum()) if len(df) else 0,
                              seconds=time.perf_counter() - t_start,
-                             run_seconds=tally.run_seconds,
+                             run_seconds=tally.run_seconds, run_cpu_seconds=tally.run_cpu,
                              client_seconds=chunks.client[1],
+                             task_overhead=chunks.task_overhead,
                              loads=tally.loads, processes=len(tally.pids),
                              load_seconds=max(tally.load_seconds.values(), default=0.0))
     return df
@@ -247,8 +250,10 @@ def sweep(system, params=None, q0=None, v0=None, *, t_final, grid=None, samples=
         reached: ``t_final``, or where a failed run stopped). ``df.attrs["sweep"]``: the
         backend, ``workers``, ``chunk`` (the largest task, runs) and ``tasks``, the counts
         (``runs``, ``ran``, ``resumed``, ``failed``), ``seconds`` (wall time),
-        ``run_seconds`` (the runs' time on the workers, summed), ``client_seconds`` (the
-        client's time taking results and submitting), ``loads`` / ``processes`` /
+        ``run_seconds`` (the runs' time on the workers, summed; ``run_cpu_seconds`` their
+        CPU time), ``client_seconds`` (the
+        client's time taking results and submitting), ``task_overhead`` (a worker's
+        seconds per task outside its runs, measured), ``loads`` / ``processes`` /
         ``load_seconds`` (objects unpickled, worker processes seen, the longest start-up
         of one).
 
