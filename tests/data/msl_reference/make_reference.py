@@ -34,6 +34,7 @@ EXAMPLES = [
     "Modelica/Electrical/Analog/Examples/CauerLowPassOPV",
     "Modelica/Mechanics/Translational/Examples/WhyArrows",
     "Modelica/Mechanics/Translational/Examples/InitialConditions",
+    "Modelica/Mechanics/Rotational/Examples/FirstGrounded",
 ]
 N = 101
 
