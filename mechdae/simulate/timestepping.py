@@ -147,7 +147,10 @@ def _evaluators(system, compiled="auto"):
     from . import _step
     cache = system.__dict__.setdefault("_timestepping", {})
     fs = step_functions(system)
-    spec = once(cache, ("eval", bool(compiled)), lambda: _evaluator_spec(system, fs, compiled))
+    # keyed by the option itself: after an "auto" run fell back to Python (no compiler, or
+    # a source past the size limit), compiled=True must still compile or say why not
+    key = compiled if compiled in ("auto", True, False) else bool(compiled)
+    spec = once(cache, ("eval", key), lambda: _evaluator_spec(system, fs, compiled))
     if spec[0] == "compiled":
         lib, specs = spec[1], spec[2]
         evs = [_step._Evaluator(address=addr, sizes=sizes, n_in=n_in, n_out=n_out, keep=lib)
