@@ -9,7 +9,7 @@ reports the seconds its runs took on the worker and when they started and ended 
 the next tasks carry as many runs as fill the target time at the mean run time measured
 so far, at least one. With more than one worker a task carries at most a quarter of the
 runs left per worker (so the last tasks end together), but never less than
-:data:`TAIL_FLOOR` of the target. The target is :data:`TARGET` seconds, longer where the costs measured as the
+:data:`TAIL_FLOOR` of the target unless that would leave a worker without a task. The target is :data:`TARGET` seconds, longer where the costs measured as the
 sweep goes ask for it:
 
 - a worker's cost per task (the gap between the end of one task's runs and the start of
@@ -106,8 +106,8 @@ class Chunks:
         left = self.todo.size - self.pos
         k = max(1, int(round(self.target() / max(r, 1e-9))))
         if self.workers > 1:        # a short tail: tasks shrink as the runs run out ...
-            k = min(k, max(math.ceil(left / (TASKS_PER_WORKER * self.workers)),
-                           math.ceil(k * TAIL_FLOOR)))     # ... but not to nothing
+            floor = min(math.ceil(k * TAIL_FLOOR), math.ceil(self.todo.size / self.workers))
+            k = min(k, max(math.ceil(left / (TASKS_PER_WORKER * self.workers)), floor))
         return max(1, min(k, MAX_RUNS[self.kind]))
 
     def next(self):
