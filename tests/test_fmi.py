@@ -18,9 +18,8 @@ fmpy = pytest.importorskip("fmpy")
 from fmpy.validation import validate_fmu  # noqa: E402
 
 TIGHT = dict(rtol=1e-11, atol=1e-12)
-SLOW = pytest.mark.slow
-KINDS = [(3, "model-exchange"), pytest.param(2, "model-exchange", marks=SLOW),
-         pytest.param(3, "co-simulation", marks=SLOW), (2, "co-simulation")]
+KINDS = [(3, "model-exchange"), (2, "model-exchange"), (3, "co-simulation"),
+         (2, "co-simulation")]
 
 
 def _maxwell():
@@ -124,8 +123,7 @@ def test_fmu_layout_names_units_and_sources(tmp_path, maxwell):
 
 
 # ------------------------------------------------------------------ a kinematic loop
-@pytest.mark.parametrize("version,kind", [(3, "model-exchange"),
-                                          pytest.param(2, "co-simulation", marks=SLOW)])
+@pytest.mark.parametrize("version,kind", [(3, "model-exchange"), (2, "co-simulation")])
 def test_four_bar_loop_matches_simulate(tmp_path, fourbar, version, kind):
     v0 = {"j1.w": 3.0}
     path = str(tmp_path / "fourbar.fmu")
@@ -154,8 +152,7 @@ def _driven():
     return m.compile()
 
 
-@pytest.mark.parametrize("version,kind", [(3, "model-exchange"),
-                                          pytest.param(2, "model-exchange", marks=SLOW),
+@pytest.mark.parametrize("version,kind", [(3, "model-exchange"), (2, "model-exchange"),
                                           (3, "co-simulation")])
 def test_input_driven_mass_and_quoted_names(tmp_path, version, kind):
     s = _driven()
@@ -242,7 +239,7 @@ def _ball(e=0.8, friction=0.0):
     return m.compile()
 
 
-@pytest.mark.parametrize("version", [3, pytest.param(2, marks=SLOW)])
+@pytest.mark.parametrize("version", [3, 2])
 def test_bouncing_ball_impacts_rest_and_lift_off_match_the_closed_form(tmp_path, version):
     """Dropped from 1 m onto the floor with e = 0.8: impact k at t_1 + (2 v_1 / g) sum_{j<k}
     e^j with speed v_1 e^k, v_1 = sqrt(2 g h); the impacts accumulate at t_1 + (2 v_1 / g)

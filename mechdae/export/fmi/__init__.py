@@ -31,7 +31,7 @@ import uuid
 import numpy as np
 
 from ..._version import __version__
-from ._build import (compile_fmu, compiler, contact_functions, dependencies, mode_function,
+from ._build import (CONTACT_SOURCES, CS_SOURCES, compile_fmu, compiler, contact_functions, dependencies, mode_function,
                      model_functions, platform_dirs, start_vector, write_fmu, write_sources)
 from ._description import model_description
 from ._variables import legal_name, variable_table
@@ -132,7 +132,7 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
                                 system)
         info["sources"] = sources
         lib = os.path.join(tmp, identifier + suffix)
-        compile_fmu(cmd, src, sources, lib)
+        compile_fmu(cmd, src, sources, lib, kernels=set(CS_SOURCES) | set(CONTACT_SOURCES))
         write_fmu(path, model_description(info, V, layout, fmi_version), src, lib, bin_dir,
                   identifier, suffix, fmi_version, sources)
     return path

@@ -9,6 +9,7 @@ FMI layer of ``c/`` are compiled into one shared library with the C compiler fou
 export (``CC``, else ``cc``, ``gcc`` or ``clang``); Co-Simulation FMUs add mechdae's
 Runge-Kutta integrator from ``csrc/`` (mdae_ode.c, mdae_rk.c, mdae_status.c).
 """
+import hashlib
 import os
 import platform
 import re
@@ -297,23 +298,55 @@ def write_sources(folder, layout, functions, token, kind, fmi_version, start, cs
     return sources
 
 
-def compile_fmu(cmd, folder, sources, out):
-    """Compile ``sources`` (in ``folder``) into the shared library ``out``.
+FLAGS = ["-O2", "-std=c99", "-fPIC", "-fvisibility=hidden"]
+
+
+def _run(cmd):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise RuntimeError(f"export_fmu: compiling the FMU with {cmd[0]} failed:\n"
+                           f"{proc.stderr[-3000:]}")
+
+
+def _kernel_object(cmd, folder, name):
+    """Object file of the csrc/ kernel ``name`` (its sources never change between exports):
+    compiled once into mechdae's codegen cache, keyed by the hash of the kernel sources,
+    the compiler command and the flags (atomic move: safe across processes)."""
+    from ...codegen import cache_dir
+    h = hashlib.sha256(f"{' '.join(cmd)}\0{' '.join(FLAGS)}\0{name}".encode())
+    for f in sorted(os.listdir(folder)):
+        if f.startswith("mdae_") and not f.startswith(("mdae_fmu", "mdae_fmi")):
+            h.update(f.encode())
+            with open(os.path.join(folder, f), "rb") as fh:
+                h.update(fh.read())
+    d = os.path.join(cache_dir(), "fmu_kernels", h.hexdigest()[:24])
+    obj = os.path.join(d, name[:-2] + ".o")
+    if not os.path.exists(obj):
+        os.makedirs(d, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=d) as tmp:
+            o = os.path.join(tmp, "k.o")
+            _run(cmd + FLAGS + ["-I", folder, "-c", "-o", o, os.path.join(folder, name)])
+            os.replace(o, obj)
+    return obj
+
+
+def compile_fmu(cmd, folder, sources, out, kernels=()):
+    """Compile ``sources`` (in ``folder``) into the shared library ``out``; the ``kernels``
+    among them (csrc/ files) from cached object files.
 
     Raises
     ------
     RuntimeError
         The compiler failed (its message attached).
     """
-    flags = ["-O2", "-std=c99", "-fPIC", "-shared", "-fvisibility=hidden"]
+    flags = FLAGS + ["-shared"]
     if sys.platform == "darwin":
         flags += ["-undefined", "dynamic_lookup"]
-    proc = subprocess.run(cmd + flags + ["-I", folder, "-o", out]
-                          + [os.path.join(folder, s) for s in sources] + ["-lm"],
-                          capture_output=True, text=True, timeout=1800)
-    if proc.returncode != 0 or not os.path.exists(out):
-        raise RuntimeError(f"export_fmu: compiling the FMU with {' '.join(cmd)} failed:\n"
-                           f"{proc.stderr[-3000:]}")
+    objs = [_kernel_object(cmd, folder, k) for k in sources if k in kernels]
+    _run(cmd + flags + ["-I", folder, "-o", out]
+         + [os.path.join(folder, s) for s in sources if s not in kernels] + objs + ["-lm"])
+    if not os.path.exists(out):
+        raise RuntimeError(f"export_fmu: the compiler wrote no library {out!r}")
 
 
 def build_description(identifier, sources):
