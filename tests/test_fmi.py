@@ -343,3 +343,34 @@ def test_newtons_cradle_simultaneous_impact_equals_the_event_method(tmp_path):
                                    res[n][after], rtol=0, atol=1e-9)
     np.testing.assert_allclose([r[n][-1] for n in names[3:]], [-1 / 3, 2 / 3, 2 / 3],
                                atol=1e-12)
+
+
+def test_pendulum_on_a_rod_hitting_a_wall_equals_the_event_method(tmp_path):
+    """A Cartesian pendulum (the rod a holonomic constraint) swinging into a wall at x = 0.3
+    (e = 0.7): the FMU's impacts use the constrained Delassus matrix W M_c^-1 W^T and speed
+    jump M_c^-1 W^T P (the rod enforced through the impact); impact times and states equal
+    simulate(method="event")."""
+    m = md.Model("pendulum_wall")
+    x, y = m.coordinates("x y")
+    m.kinetic_energy(0.5 * (md.der(x) ** 2 + md.der(y) ** 2))
+    m.potential_energy(9.81 * y)
+    m.holonomic(x ** 2 + y ** 2 - 1.0, name="rod")
+    m.contact("wall", gap=0.3 - x, restitution=0.7)
+    s = m.compile()
+    q0 = {"x": -math.sin(0.6), "y": -math.cos(0.6)}
+    path = str(tmp_path / "pendulum_wall.fmu")
+    s.export_fmu(path, q0=q0)
+    assert validate_fmu(path) == []
+    names = ["x", "y", "der(x)", "der(y)"]
+    r = _fmu_run(path, 3.0, 0.01, output=names, record_events=True)
+    t, vx = np.asarray(r["time"]), np.asarray(r["der(x)"])
+    k = np.where((np.diff(t) == 0) & (vx[:-1] > 0) & (vx[1:] < 0))[0]
+    grid = np.linspace(0.0, 3.0, 301)
+    res = s.simulate(3.0, q0=q0, method="event", output_times=grid)
+    t_ev = [e.t for e in res.events if e.kind == "impact"]
+    assert len(t_ev) == 2
+    np.testing.assert_allclose(t[k], t_ev, rtol=0, atol=1e-7)
+    on_grid = np.isin(res.t, grid) & ~np.isin(res.t, t_ev)
+    _, first = np.unique(t, return_index=True)
+    _close({n: np.interp(res.t[on_grid], t[first], np.asarray(r[n])[first]) for n in names},
+           {n: res[n][on_grid] for n in names}, names)
