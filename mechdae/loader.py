@@ -13,8 +13,11 @@ A model file defines
     ``plot`` (list of series names), ``output_times``; any other key is passed to
     ``System.simulate`` as a method option (e.g. ``dt`` for ``"timestepping"``).
 """
+from __future__ import annotations
+
 import importlib.util
 import os
+from ._typing import Any, PathLike
 
 __all__ = ["load", "load_module", "build_model"]
 
@@ -64,7 +67,7 @@ def build_model(mod, path, **params):
     return model
 
 
-def load(path, **params):
+def load(path: PathLike, **params: Any) -> "Model":
     """Build the Model defined in ``path`` by calling its ``build(**params)``.
 
     Returns

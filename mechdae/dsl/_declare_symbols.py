@@ -7,9 +7,12 @@ where it is declared). The model's kinematics ``q' = N(q) u`` are declared here 
 (:meth:`SymbolDeclarations.kinematics`); energies, forces and constraints written with the
 symbols are :mod:`mechdae.dsl._declare_terms`.
 """
+from __future__ import annotations
+
 import casadi as ca
 import numpy as np
 
+from .._typing import Any, Expr, Mapping, Names, Optional
 from .._symbols import _REGISTRY, _SymInfo, _info, _as_sx
 
 __all__ = ["SymbolDeclarations"]
@@ -92,7 +95,8 @@ class SymbolDeclarations:
         self.units.update(zip(names, units))
 
     # ------------------------------------------------------------------ declarations
-    def coordinates(self, names, default=0.0, speeds=None, speed_default=0.0, unit=None):
+    def coordinates(self, names: Names, default: Any = 0.0, speeds: Optional[Names] = None,
+                    speed_default: Any = 0.0, unit: Optional[Names] = None) -> Any:
         """Declare generalized coordinates ``q``.
 
         Parameters
@@ -142,7 +146,7 @@ class SymbolDeclarations:
                                  default=self._check_default("speed", n, speed_default)))
         return s
 
-    def speeds(self, names, default=0.0):
+    def speeds(self, names: Names, default: Any = 0.0) -> Any:
         """Declare generalized speeds ``u`` (quasi-velocities).
 
         Declared speeds enter through :meth:`kinematics`, which writes each coordinate's
@@ -161,7 +165,7 @@ class SymbolDeclarations:
             out.append(s)
         return out[0] if len(out) == 1 else tuple(out)
 
-    def kinematics(self, mapping):
+    def kinematics(self, mapping: Mapping[Any, Expr]) -> None:
         """Set the kinematic equations ``q' = N(q) u`` of some coordinates.
 
         Parameters
@@ -180,7 +184,7 @@ class SymbolDeclarations:
             self.speeds_ = [s for s in self.speeds_ if s.get("coord") != info.name]
             _REGISTRY[_info(c).deriv.element_hash()].kind = "rate"
 
-    def parameter(self, name, default, unit=None):
+    def parameter(self, name: str, default: Any, unit: Optional[str] = None) -> ca.SX:
         """Declare a parameter (symbolic; its value is given at simulate time).
 
         Parameters
@@ -200,7 +204,7 @@ class SymbolDeclarations:
         self.params.append(dict(name=name, sym=s, default=self._check_default("parameter", name, default)))
         return s
 
-    def input(self, name, default=0.0):
+    def input(self, name: str, default: Any = 0.0) -> ca.SX:
         """Declare an external input ``w(t)``.
 
         Parameters
@@ -218,7 +222,7 @@ class SymbolDeclarations:
         self.inputs.append(dict(name=name, sym=s, default=self._check_default("input", name, default)))
         return s
 
-    def variable(self, name, default=0.0):
+    def variable(self, name: str, default: float = 0.0) -> ca.SX:
         """Declare an extra variable: differential if ``der(v)`` appears in an equation,
         algebraic otherwise.  Each needs one :meth:`equation`.
 
@@ -258,7 +262,7 @@ class SymbolDeclarations:
         raise KeyError(name)
 
     # ------------------------------------------------------------------ lookup
-    def symbol(self, name):
+    def symbol(self, name: str) -> ca.SX:
         """The symbol of a coordinate, speed, parameter, input or variable by name."""
         for lst in (self.coords, self.speeds_, self.params, self.inputs, self.variables):
             for d in lst:

@@ -10,8 +10,11 @@ One job: check and store each term as an ``SX`` expression, to be derived by
 with ``T`` and ``V`` the kinetic and potential energies of the Lagrangian. Nothing is
 derived here. Symbols are declared by :mod:`mechdae.dsl._declare_symbols`.
 """
+from __future__ import annotations
+
 import casadi as ca
 
+from .._typing import Expr, Optional, Union
 from .._symbols import _REGISTRY, _SymInfo, _info, _as_sx
 
 __all__ = ["TermDeclarations"]
@@ -27,15 +30,15 @@ class TermDeclarations:
     """
 
     # ------------------------------------------------------------------ physics
-    def kinetic_energy(self, T):
+    def kinetic_energy(self, T: Expr) -> None:
         """Add a kinetic-energy term ``T(q, q')`` (terms accumulate)."""
         self.T_terms.append(_as_sx(T, "kinetic energy"))
 
-    def potential_energy(self, V):
+    def potential_energy(self, V: Expr) -> None:
         """Add a potential-energy term ``V(q, t)`` (terms accumulate)."""
         self.V_terms.append(_as_sx(V, "potential energy"))
 
-    def generalized_force(self, Q, coord):
+    def generalized_force(self, Q: Expr, coord: Union[ca.SX, str]) -> None:
         """Add a generalized force ``Q`` to the equation of coordinate (or speed) ``coord``.
 
         ``Q`` may depend on coordinates, speeds, variables, inputs, parameters and time.
@@ -55,13 +58,13 @@ class TermDeclarations:
             else:
                 self.speed_forces.append((Q, info.name))
 
-    def holonomic(self, expr, name=None):
+    def holonomic(self, expr: Expr, name: Optional[str] = None) -> None:
         """Add holonomic constraints ``phi(q, t) = 0`` (scalar or vector) named ``name``."""
         name = name or self._free_name("phi", len(self.holonomic_))
         self._names_check(name, "constraint")
         self.holonomic_.append((name, _as_sx(expr, f"holonomic constraint '{name}'")))
 
-    def nonholonomic(self, expr, name=None):
+    def nonholonomic(self, expr: Expr, name: Optional[str] = None) -> None:
         """Add nonholonomic constraints ``psi = A(q) u + b(q, t) = 0``.
 
         ``expr`` may use speeds and ``der(x)``; it must be linear in them (checked by compile).
@@ -70,7 +73,7 @@ class TermDeclarations:
         self._names_check(name, "constraint")
         self.nonholonomic_.append((name, _as_sx(expr, f"nonholonomic constraint '{name}'")))
 
-    def equation(self, eq, name=None):
+    def equation(self, eq: Expr, name: Optional[str] = None) -> None:
         """Add a general equation ``lhs == rhs`` (or a residual expression ``r = 0``) for the
         extra variables (differential ones through ``der(v)``).
         """
@@ -92,7 +95,7 @@ class TermDeclarations:
         self.equations.append((name, ca.vertcat(*rows)))
 
     # ------------------------------------------------------------------ outputs
-    def output(self, name, expr):
+    def output(self, name: str, expr: Expr) -> None:
         """Declare a named output: an expression of the model's symbols (and of constraint
         multipliers, see :meth:`multiplier`) that results return by name (``res[name]``).
 
@@ -109,7 +112,7 @@ class TermDeclarations:
             return
         self.outputs.append((name, e))
 
-    def multiplier(self, constraint, row=0):
+    def multiplier(self, constraint: str, row: int = 0) -> ca.SX:
         """Symbol of the multiplier of a holonomic or nonholonomic constraint (row ``row``),
         for use in :meth:`output` expressions only (cut forces of acausal connections).
 
@@ -123,7 +126,7 @@ class TermDeclarations:
             self._multipliers[key] = s
         return s
 
-    def acceleration(self, speed):
+    def acceleration(self, speed: Union[ca.SX, str]) -> ca.SX:
         """Symbol of the rate of a speed (an acceleration), for :meth:`output` expressions
         only: results evaluate it from the equations of motion along the run (smooth
         phases; not offered for models with contacts, whose accelerations jump).

@@ -16,9 +16,12 @@ not see a drift of ``|quat|`` (which the kinematics preserve exactly in exact ar
 :class:`BodyDeclarations` is the part of :class:`mechdae.Model` that declares bodies
 (:meth:`~BodyDeclarations.rigid_body`) and drawings (:meth:`~BodyDeclarations.draw`).
 """
+from __future__ import annotations
+
 import casadi as ca
 import numpy as np
 
+from .._typing import Any, Expr, Optional, Sequence, Union
 from .._symbols import _as_sx
 
 __all__ = ["PlanarBody", "SpatialBody", "BodyDeclarations"]
@@ -192,7 +195,8 @@ class BodyDeclarations:
     Model's ``bodies``) and what :meth:`Result.animate` draws (:meth:`draw`, appended to
     ``drawings``)."""
 
-    def rigid_body(self, name, mass, inertia, planar=False, gravity=None):
+    def rigid_body(self, name: str, mass: Expr, inertia: Any, planar: bool = False,
+                   gravity: Optional[Expr] = None) -> Union["PlanarBody", "SpatialBody"]:
         """Create a rigid body with its coordinates, speeds and kinetic energy.
 
         Planar: coordinates ``name.x, name.y, name.theta``, speeds ``name.vx, name.vy,
@@ -220,7 +224,8 @@ class BodyDeclarations:
             self.potential_energy(b.mass * gravity * (b.y if planar else b.z))
         return b
 
-    def draw(self, name, points, kind="body", radius=None):
+    def draw(self, name: str, points: Sequence[Sequence[Expr]], kind: str = "body",
+             radius: Optional[Expr] = None) -> None:
         """Declare something :meth:`Result.animate` draws in the plane (optional).
 
         Parameters

@@ -6,10 +6,13 @@ One job: check and store what a contact is, ``g(q, t) >= 0`` with contact veloci
 of ``tangent`` or the values of ``tangent_velocity``) and its impact and friction law
 (``e_n``, ``mu``, ``e_t``). ``compile()`` derives ``W``, ``Wt`` and ``Wdot_u``.
 """
+from __future__ import annotations
+
 import math
 
 import casadi as ca
 
+from .._typing import Any, Expr, Optional
 from .._symbols import _as_sx
 
 __all__ = ["Contact", "ContactDeclarations"]
@@ -57,9 +60,10 @@ class ContactDeclarations:
     """Mixin of :class:`mechdae.Model`: :meth:`contact` appends a :class:`Contact` to the
     Model's ``contacts`` (problems found go to ``problems``, raised by ``compile()``)."""
 
-    def contact(self, name, gap, tangent=None, tangent_velocity=None, restitution=0.0,
-                friction=0.0, tangential_restitution=0.0, law="newton",
-                friction_cone="coulomb"):
+    def contact(self, name: str, gap: Expr, tangent: Optional[Any] = None,
+                tangent_velocity: Optional[Any] = None, restitution: Expr = 0.0,
+                friction: Expr = 0.0, tangential_restitution: Expr = 0.0, law: str = "newton",
+                friction_cone: str = "coulomb") -> None:
         """Declare a unilateral contact with gap ``g(q, t) >= 0``.
 
         Contact velocities are ``v_c = W(q, t) u + w(q, t)``: the normal one is ``dg/dt``

@@ -26,12 +26,15 @@ concern:
 
 The symbol registry and :func:`der` are :mod:`mechdae._symbols` (re-exported here).
 """
+from __future__ import annotations
+
 import threading
 
 import casadi as ca
 
 # the symbol registry and conversions live one layer down (mechdae._symbols), where
 # mechdae.symbolic and mechdae.simulate import them too; re-exported here under the old names
+from .._typing import Any, Expr, Optional
 from .._symbols import (_REGISTRY, _SymInfo, _info, _as_sx, der, der_many, _rate_of,  # noqa: F401
                         _MODELS, placeholder, _placeholder_rate, is_placeholder,
                         register_model_type)
@@ -116,7 +119,7 @@ class Model(SymbolDeclarations, TermDeclarations, ContactDeclarations, BodyDecla
         self.time = self._new("t", "time", register_name=False)
 
     # ------------------------------------------------------------------ components
-    def add(self, component):
+    def add(self, component: "Component") -> "Component":
         """Add a component (an instance of :class:`mechdae.Component`) and return it.
 
         Its parameters become Model parameters named by the component path (``"R.R"``),
@@ -140,7 +143,7 @@ class Model(SymbolDeclarations, TermDeclarations, ContactDeclarations, BodyDecla
         self._component_names.add(name)
         return component
 
-    def connect(self, *connectors):
+    def connect(self, *connectors: "Connector") -> None:
         """Join connectors at one node (Modelica semantics): potentials are equal, flows sum
         to zero; an unconnected flow is zero. Any number of connectors of one type."""
         if self._flattened:
@@ -160,7 +163,7 @@ class Model(SymbolDeclarations, TermDeclarations, ContactDeclarations, BodyDecla
                           "components are flattened by the first compile(): build the whole "
                           "model first (or build a new Model)")
 
-    def substitute(self, old, new):
+    def substitute(self, old: Expr, new: Expr) -> None:
         """Replace symbols ``old`` by expressions ``new`` in every term of the model
         (energies, forces, constraints, equations, contacts, outputs, kinematics)."""
         old = _as_sx(old, "substitute()")
@@ -198,7 +201,7 @@ class Model(SymbolDeclarations, TermDeclarations, ContactDeclarations, BodyDecla
             if c.tangent_velocity is not None:
                 c.tangent_velocity = sb([c.tangent_velocity])[0]
 
-    def flatten(self):
+    def flatten(self) -> "Model":
         """Flatten the added components and connections into this Model's equations (done
         once, by the first :meth:`compile`; later calls do nothing; safe when several
         threads compile one Model). Returns the Model."""
@@ -210,7 +213,7 @@ class Model(SymbolDeclarations, TermDeclarations, ContactDeclarations, BodyDecla
             self._flattened = True
         return self
 
-    def compile(self, stabilization="default", evaluate=None):
+    def compile(self, stabilization: Any = "default", evaluate: Optional[Any] = None) -> "System":
         """Derive the equations of motion and return a frozen :class:`~mechdae.System`.
 
         Parameters

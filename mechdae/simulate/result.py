@@ -1,9 +1,12 @@
 """Simulation results: arrays by name, multipliers, residuals, energy, events, I/O."""
+from __future__ import annotations
+
 import json
 
 import casadi as ca
 import numpy as np
 
+from .._typing import Any, Expr, Optional, PathLike, Sequence
 from .._symbols import _as_sx
 
 __all__ = ["Result", "Event"]
@@ -118,7 +121,7 @@ class Result:
         raise KeyError(f"result of '{self.name}' has no series '{name}'; available: "
                        f"{', '.join(self.keys())}")
 
-    def keys(self):
+    def keys(self) -> list:
         n = self.names
         return ["t"] + list(n["q"]) + list(n["u"]) + list(n.get("v", [])) + list(n.get("z", [])) \
             + list(getattr(self.system, "output_names", []))
@@ -213,7 +216,7 @@ class Result:
                 f"{len(self.events)} events)")
 
     # ------------------------------------------------------------------ derived
-    def evaluate(self, expr):
+    def evaluate(self, expr: Expr) -> np.ndarray:
         """Evaluate an expression of the model's symbols at every output point.
 
         Parameters
@@ -249,12 +252,12 @@ class Result:
             return arr
         return arr.reshape(N, e.shape[1], e.shape[0]).transpose(0, 2, 1)
 
-    def max_drift(self):
+    def max_drift(self) -> float:
         """Largest absolute constraint residual over the run (0 without constraints)."""
         vals = [np.max(np.abs(r)) for r in self.residuals.values() if np.size(r)]
         return float(max(vals)) if vals else 0.0
 
-    def energy_error(self):
+    def energy_error(self) -> Optional[float]:
         """``max |E(t) - E(0)| / max(|E(0)|, max|T|)`` or None where energy is undefined."""
         if self.energy is None:
             return None
@@ -262,7 +265,7 @@ class Result:
         scale = max(abs(E[0]), np.max(np.abs(self.kinetic)) if self.kinetic is not None else 0, 1e-300)
         return float(np.max(np.abs(E - E[0])) / scale)
 
-    def energy_balance(self):
+    def energy_balance(self) -> Optional[dict]:
         """The energy ledger of the run (see :mod:`mechdae.simulate.ledger`), or None
         where energy is undefined.
 
@@ -299,7 +302,7 @@ class Result:
         return out
 
     # ------------------------------------------------------------------ output
-    def to_dataframe(self, table="series"):
+    def to_dataframe(self, table: str = "series") -> Any:
         """One table of the run as a pandas DataFrame.
 
         Parameters
@@ -326,13 +329,14 @@ class Result:
                              f"(method {self.stats.get('method', '?')!r}) has no {table}")
         return frames[table]
 
-    def to_dataframes(self):
+    def to_dataframes(self) -> dict:
         """Every table of the run: dict ``series``, ``events``, ``contact_forces``,
         ``modes``, ``impulses`` (None where the run has none)."""
         from .files import to_dataframes
         return to_dataframes(self)
 
-    def save(self, path, status=None, error=None):
+    def save(self, path: PathLike, status: Optional[str] = None,
+             error: Optional[str] = None) -> str:
         """Save to ``.npz``, HDF5 (``.h5``/``.hdf5``) or Parquet (``.parquet``), by
         extension, with events, contact forces, modes, units and metadata; read back
         with :meth:`load` (:mod:`mechdae.simulate.files`). Returns the path.
@@ -344,7 +348,7 @@ class Result:
         return save(self, path, status=status, error=error)
 
     @classmethod
-    def open(cls, path, system=None):
+    def open(cls, path: PathLike, system: Optional["System"] = None) -> Any:
         """Open an HDF5 Result written by ``simulate(out=path)`` or :meth:`save`; arrays
         are h5py datasets read on access (see :mod:`mechdae.simulate.stream`), their
         checksums verified when the run is loaded whole (``.load()``), not per access."""
@@ -352,7 +356,7 @@ class Result:
         return open_result(path, system=system)
 
     @classmethod
-    def load(cls, path, system=None):
+    def load(cls, path: PathLike, system: Optional["System"] = None) -> "Result":
         """Load a Result saved by :meth:`save` (any format) into memory; ``system``
         attaches the System that ``evaluate`` and named outputs need. A damaged array
         (its stored checksum differs) raises :class:`~mechdae.simulate.files.DamagedFileError`
@@ -360,7 +364,8 @@ class Result:
         from .files import load
         return load(path, system=system)
 
-    def plot(self, path=None, names=None, show=False):
+    def plot(self, path: Optional[PathLike] = None, names: Optional[Sequence[str]] = None,
+             show: bool = False) -> Any:
         """Plot series against time (matplotlib, ``plot`` extra); write a PNG if ``path``.
 
         Axis labels carry the units the model declares; events are marked by kind
@@ -384,7 +389,8 @@ class Result:
         from .plot import plot_result
         return plot_result(self, path=path, names=names, show=show)
 
-    def animate(self, path=None, fps=25, speed=1.0, show=False, tol=1e-6):
+    def animate(self, path: Optional[PathLike] = None, fps: float = 25, speed: float = 1.0,
+                show: bool = False, tol: float = 1e-6) -> Any:
         """Animate the run: every component and rigid body draws itself (bodies, joints,
         springs, dampers, contacts and their planes; 1-D components as a schematic), with
         what the model adds by :meth:`mechdae.Model.draw` (see

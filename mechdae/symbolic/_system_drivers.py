@@ -1,6 +1,9 @@
 """The driver facades of a compiled System: each hands the System to the module that does
 the work (simulation, export, contact problems, sweeps, optimal control), imported on first
 use (a mixin of :class:`mechdae.symbolic.system.System`)."""
+from __future__ import annotations
+
+from .._typing import Any, Optional, PathLike, Sequence, Values
 
 __all__ = ["SystemDrivers"]
 
@@ -21,9 +24,12 @@ class SystemDrivers:
     take the System as their first argument and read its compiled Functions."""
 
     # ------------------------------------------------------------------ simulation, export
-    def simulate(self, t_final, q0=None, v0=None, params=None, inputs=None, method="auto",
-                 rtol=None, atol=None, output_times=None, initialize=True,
-                 stabilization="compiled", **options):
+    def simulate(self, t_final: float, q0: Optional[Values] = None, v0: Optional[Values] = None,
+                 params: Optional[Values] = None, inputs: Optional[Values] = None,
+                 method: str = "auto", rtol: Optional[float] = None,
+                 atol: Optional[float] = None, output_times: Optional[Sequence[float]] = None,
+                 initialize: bool = True, stabilization: Any = "compiled",
+                 **options: Any) -> "Result":
         """Simulate from ``t = 0`` (or ``output_times[0]``) to ``t_final``.
 
         Parameters
@@ -86,12 +92,13 @@ class SystemDrivers:
             res.sensitivity = sensitivities(self, res, list(sens), params, inputs)
         return res
 
-    def to_casadi(self, form="ode", inputs=None):
+    def to_casadi(self, form: str = "ode", inputs: Optional[Any] = None) -> Any:
         """Export the stabilized DAE (see :func:`mechdae.export.to_casadi`)."""
         from ..export import to_casadi
         return to_casadi(self, form=form, inputs=inputs)
 
-    def export_fmu(self, path, kind="model-exchange", fmi_version=3, **options):
+    def export_fmu(self, path: PathLike, kind: str = "model-exchange", fmi_version: int = 3,
+                   **options: Any) -> Any:
         """Write the System as an FMU (FMI 3.0 or 2.0, ``kind="model-exchange"`` or
         ``"co-simulation"``): generated C compiled at export, FMPy-valid names, tunable
         parameters, inputs and outputs. Options ``q0, v0, params, inputs, stop_time, rtol,
@@ -100,8 +107,9 @@ class SystemDrivers:
         return export_fmu(self, path, kind=kind, fmi_version=fmi_version, **options)
 
     # ------------------------------------------------------------------ contacts
-    def impact(self, q, v, active=None, all_solutions=False, params=None, t=0.0,
-               method="auto", **options):
+    def impact(self, q: Values, v: Values, active: Optional[Sequence[str]] = None,
+               all_solutions: bool = False, params: Optional[Values] = None, t: float = 0.0,
+               method: str = "auto", **options: Any) -> Any:
         """Impact at ``(q, v)``: post-impact speeds, impulses, modes, all solutions.
 
         Options: ``tol``, ``gap_tol``, ``inputs``, ``energy_gain``, ``max_boxes`` (the box
@@ -120,7 +128,9 @@ class SystemDrivers:
             return asm._impact_general(self, q, v, active, False, params, t, method)
         return asm.impact(self, q, v, active, all_solutions, params, t, method, **options)
 
-    def impact_batch(self, qs, vs, active=None, params=None, t=0.0, method="enum", **options):
+    def impact_batch(self, qs: Any, vs: Any, active: Optional[Sequence[str]] = None,
+                     params: Optional[Values] = None, t: float = 0.0, method: str = "enum",
+                     **options: Any) -> Any:
         """Many impact problems in one vectorized pass (see
         :func:`mechdae.contact.assembly.impact_batch`; options ``tol``, ``gap_tol``,
         ``energy``, ``max_boxes``; ``out.exhaustive`` per problem)."""
@@ -128,38 +138,46 @@ class SystemDrivers:
         return impact_batch(self, qs, vs, active=active, params=params, t=t, method=method,
                             **options)
 
-    def sweep(self, params=None, q0=None, v0=None, **options):
+    def sweep(self, params: Optional[Any] = None, q0: Optional[Any] = None,
+              v0: Optional[Any] = None, **options: Any) -> Any:
         """Simulations over a grid or table of parameters and initial values: a pandas
         DataFrame, one row per run, serially or on threads, processes or a Dask cluster
         (see :func:`mechdae.sweep.sweep`)."""
         from ..sweep import sweep
         return sweep(self, params, q0, v0, **options)
 
-    def impact_sweep(self, q=None, v=None, params=None, **options):
+    def impact_sweep(self, q: Optional[Any] = None, v: Optional[Any] = None,
+                     params: Optional[Any] = None, **options: Any) -> Any:
         """Impact problems over a grid or table of states and parameters: a pandas
         DataFrame, one row per problem (see :func:`mechdae.sweep.impact_sweep`)."""
         from ..sweep import impact_sweep
         return impact_sweep(self, q, v, params, **options)
 
-    def painleve(self, q, v, active=None, params=None, t=0.0, **options):
+    def painleve(self, q: Values, v: Values, active: Optional[Sequence[str]] = None,
+                 params: Optional[Values] = None, t: float = 0.0, **options: Any) -> Any:
         """Painlevé classification (unique | inconsistent | indeterminate) of the contact
         problem at ``(q, v)`` (see :func:`mechdae.contact.assembly.painleve`)."""
         from ..contact.assembly import painleve
         return painleve(self, q, v, active=active, params=params, t=t, **options)
 
-    def contact_forces(self, q, v, active=None, params=None, t=0.0, **options):
+    def contact_forces(self, q: Values, v: Values, active: Optional[Sequence[str]] = None,
+                       params: Optional[Values] = None, t: float = 0.0,
+                       **options: Any) -> Any:
         """Acceleration-level contact problem: forces, lift-off/stick/slide modes, ``u'``
         for every consistent solution (see :func:`mechdae.contact.assembly.contact_forces`)."""
         from ..contact.assembly import contact_forces
         return contact_forces(self, q, v, active=active, params=params, t=t, **options)
 
-    def contact_problem(self, q, v, active=None, t=0.0, params=None, **options):
+    def contact_problem(self, q: Values, v: Values, active: Optional[Sequence[str]] = None,
+                        t: float = 0.0, params: Optional[Values] = None,
+                        **options: Any) -> Any:
         """Contact-space problem (``D``, ``v_minus``, ``b``, ``B``, laws) at ``(q, v)``
         (see :func:`mechdae.contact.assembly.contact_problem`)."""
         from ..contact.assembly import contact_problem
         return contact_problem(self, q, v, active=active, t=t, params=params, **options)
 
-    def ocp(self, N=50, t_final=1.0, method="multiple_shooting", controls=None, **options):
+    def ocp(self, N: int = 50, t_final: float = 1.0, method: str = "multiple_shooting",
+            controls: Optional[Any] = None, **options: Any) -> Any:
         """Optimal control problem with the model's inputs as controls (direct multiple
         shooting or collocation on ``casadi.Opti``, :class:`mechdae.export.OCP`; through
         contact: ``phases=[...]`` a fixed mode sequence, :class:`mechdae.export.HybridOCP`,
@@ -168,7 +186,9 @@ class SystemDrivers:
         return ocp(self, N=N, t_final=t_final, method=method, controls=controls, **options)
 
     # ------------------------------------------------------------------ analysis
-    def linearize(self, q=None, v=None, inputs=None, outputs=(), params=None, **options):
+    def linearize(self, q: Optional[Values] = None, v: Optional[Values] = None,
+                  inputs: Optional[Values] = None, outputs: Sequence[str] = (),
+                  params: Optional[Values] = None, **options: Any) -> Any:
         """Linear model ``A, B, C, D`` at ``(q, v, inputs)`` in minimal coordinates on the
         constraint manifold (closed contacts as constraints; no stabilization modes); see
         :func:`mechdae.analysis.linearize` (options ``t``, ``contacts``, ``basis``, ``tol``)."""
@@ -176,14 +196,17 @@ class SystemDrivers:
         return linearize(self, q=q, v=v, inputs=inputs, outputs=outputs, params=params,
                          **options)
 
-    def trim(self, q=None, v=None, inputs=None, free=(), params=None, **options):
+    def trim(self, q: Optional[Values] = None, v: Optional[Values] = None,
+             inputs: Optional[Values] = None, free: Sequence[str] = (),
+             params: Optional[Values] = None, **options: Any) -> Any:
         """Equilibrium or steady motion solving for the ``free`` coordinates, speeds and
         inputs, with the residual reported; see :func:`mechdae.analysis.trim`."""
         from ..analysis.trim import trim
         return trim(self, q=q, v=v, inputs=inputs, free=free, params=params, **options)
 
-    def periodic_orbit(self, q=None, v=None, period=None, method="event", section=None,
-                       **options):
+    def periodic_orbit(self, q: Optional[Values] = None, v: Optional[Values] = None,
+                       period: Optional[float] = None, method: str = "event",
+                       section: Optional[Any] = None, **options: Any) -> Any:
         """Periodic hybrid orbit by Newton shooting on its Poincaré map through impacts:
         fixed point, period, monodromy (saltation matrices at the impacts), Floquet
         multipliers; see :func:`mechdae.analysis.periodic_orbit` (options ``shift``,

@@ -1,8 +1,11 @@
 """Numbers at one state of a compiled System: parameter and state vectors from names, and
 the compiled Functions evaluated there (a mixin of :class:`mechdae.symbolic.system.System`)."""
+from __future__ import annotations
+
 import math
 
 import numpy as np
+from .._typing import Any, Optional, Values
 
 __all__ = ["SystemValues"]
 
@@ -27,7 +30,7 @@ class SystemValues:
     ``functions``).
     """
 
-    def param_vector(self, params=None):
+    def param_vector(self, params: Optional[Values] = None) -> np.ndarray:
         """Parameter vector in System order from a dict (names left out: defaults)."""
         pv = self.p_defaults.copy()
         if params:
@@ -45,7 +48,7 @@ class SystemValues:
                              f"for model '{self.name}'; give a number")
         return pv
 
-    def unknown_parameter(self, name):
+    def unknown_parameter(self, name: str) -> str:
         """The message for ``params={name: ...}`` naming no parameter of this System (an
         evaluated one says so, with its value and the fix)."""
         ev = getattr(self, "evaluated", {})
@@ -56,7 +59,8 @@ class SystemValues:
         return (f"unknown parameter '{name}' for model '{self.name}'; "
                 f"parameters: {', '.join(self.p_names) or 'none'}")
 
-    def state_arrays(self, q=None, v=None, given_v=False):
+    def state_arrays(self, q: Optional[Values] = None, v: Optional[Values] = None,
+                     given_v: bool = False) -> tuple:
         """``(q, u, v_extra, given_q, given_u)`` arrays from dicts/arrays (defaults filled).
 
         ``q`` dict keys: coordinate names or names of states of the general equations
@@ -154,7 +158,8 @@ class SystemValues:
             else np.zeros(0)
         return pv, wv
 
-    def dynamics_terms(self, q, v, t=0.0, params=None, inputs=None):
+    def dynamics_terms(self, q: Values, v: Values, t: float = 0.0, params: Optional[Values] = None,
+                       inputs: Optional[Values] = None) -> dict:
         """Numerical ``M, h, G, A, b, phi, psi, W, Wt, Wdot_u, gap`` at one state.
 
         Parameters
@@ -183,7 +188,8 @@ class SystemValues:
                     Wdot_u=np.array(F["Wdot_u"](qa, ua, t, pv)).ravel(),
                     gap=np.array(F["gap"](qa, t, pv)).ravel())
 
-    def contact_terms(self, q, v, t=0.0, params=None, inputs=None):
+    def contact_terms(self, q: Values, v: Values, t: float = 0.0, params: Optional[Values] = None,
+                      inputs: Optional[Values] = None) -> dict:
         """D-level contact ingredients ``M, h, W, Wt, Wdot_u, gap`` (plus ``G``, ``A``, ``c``).
 
         ``W`` stacks, per contact in :attr:`contact_names` order, the normal row ``w_n^T``
@@ -193,14 +199,15 @@ class SystemValues:
         """
         return self.dynamics_terms(q, v, t, params, inputs)
 
-    def contact_law(self, name):
+    def contact_law(self, name: str) -> dict:
         """Restitution, friction, tangential restitution and law of contact ``name``."""
         for c in self.contacts:
             if c["name"] == name:
                 return dict(c)
         raise KeyError(f"model '{self.name}' has no contact '{name}'")
 
-    def constraint_rank(self, q, t=0.0, params=None, tol=1e-9):
+    def constraint_rank(self, q: Values, t: float = 0.0, params: Optional[Values] = None,
+                        tol: float = 1e-9) -> Any:
         """Numerical rank of the holonomic Jacobian ``G(q)`` (relative tolerance ``tol``)."""
         qa, _, _, _, _ = self.state_arrays(q, None)
         G = np.array(self.functions["G"](qa, t, self.param_vector(params)))

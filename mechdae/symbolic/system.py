@@ -5,9 +5,12 @@ them; the numbers at one state (:class:`~mechdae.symbolic._system_values.SystemV
 the driver facades (:class:`~mechdae.symbolic._system_drivers.SystemDrivers`: ``simulate``,
 ``impact``, ``sweep``, ``ocp``, ...) are mixins in their own modules.
 """
+from __future__ import annotations
+
 import casadi as ca
 import numpy as np
 
+from .._typing import Any
 from ._system_drivers import SystemDrivers
 from ._system_values import SystemValues, _number  # noqa: F401  (_number: simulate.checks)
 from .linalg import regularized_solve
@@ -163,7 +166,7 @@ class System(SystemValues, SystemDrivers):
         raise AttributeError(item)
 
     # ------------------------------------------------------------------ stabilized rhs
-    def extras_mx(self, q, u, v, t, p, w):
+    def extras_mx(self, q: Any, u: Any, v: Any, t: Any, p: Any, w: Any) -> Any:
         """Rates of the extra differential variables and the algebraic variables (MX).
 
         After index reduction the general equations are linear in the highest derivatives
@@ -184,7 +187,7 @@ class System(SystemValues, SystemDrivers):
         vd = ca.vertcat(v, hd)[self._vd_index]
         return vd, z
 
-    def xdot_function(self):
+    def xdot_function(self) -> ca.Function:
         """``xdot(x, t, p, w)``: the stabilized right-hand side with the compiled gains
         (built once; used by results to evaluate accelerations)."""
         F = self.__dict__.get("_xdot_fn")
@@ -197,7 +200,7 @@ class System(SystemValues, SystemDrivers):
                                             ["x", "t", "p", "w"], ["xdot"])
         return F
 
-    def rhs_mx(self, x, t, p, w, H, K):
+    def rhs_mx(self, x: Any, t: Any, p: Any, w: Any, H: Any, K: Any) -> Any:
         """Stabilized index-1 right-hand side ``x' = f(x, t, p, w; H, K)`` as an MX graph.
 
         ``x = (q, u, v)``; returns ``(xdot, Lambda, z)``.
