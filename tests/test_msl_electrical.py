@@ -352,3 +352,26 @@ def test_table_sources_interpolate_step_and_extrapolate():
     assert np.allclose(res["si.i"], y, atol=1e-12)
     with pytest.raises(ValueError, match="must not decrease"):
         el.TableVoltage("bad", table=[(1.0, 0.0), (0.0, 1.0)])
+
+
+def test_m_transformer_with_two_inductors_is_the_transformer():
+    """M_Transformer(N=2, L=(L1, M, L2)) and Transformer(L1, L2, M) in the same circuit
+    (a sine on port 1, a resistor on port 2) give the same currents."""
+    res = {}
+    for kind in ("M", "T"):
+        tf = el.M_Transformer("T", N=2, L=(1.0, 0.8, 2.0)) if kind == "M" else \
+            el.Transformer("T", L1=1.0, L2=2.0, M=0.8)
+        m = md.Model(f"tf{kind}")
+        g = m.add(el.Ground("g"))
+        src = m.add(el.SineVoltage("src", V=1.0, f=1.0))
+        R = m.add(el.Resistor("R", R=3.0))
+        m.add(tf)
+        m.connect(src.n, tf.n1, tf.n2, R.n, g.p)
+        m.connect(src.p, tf.p1)
+        m.connect(tf.p2, R.p)
+        t, res[kind] = run(m, n=21)
+    assert np.allclose(res["M"]["T.i1"], res["T"]["T.i1"], atol=1e-9)
+    assert np.allclose(res["M"]["T.i2"], res["T"]["T.i2"], atol=1e-9)
+    assert np.allclose(res["M"]["R.v"], res["T"]["R.v"], atol=1e-9)
+    with pytest.raises(ValueError, match="needs N"):
+        el.M_Transformer("bad", N=2, L=(1.0, 2.0))

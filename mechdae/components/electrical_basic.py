@@ -8,7 +8,7 @@ Two-ports (MSL's ``TwoPort``) have pins ``p1``, ``n1``, ``p2``, ``n2``, voltages
 fixes only implicitly are general variables (algebraic; compile's structural analysis
 solves for them). Not here: OpAmp (its limitation is nonlinear in the node voltages, a
 nonlinear algebraic loop compile does not solve yet), SaturatingInductor (likewise),
-HeatingResistor (a heat port), M_Transformer. Temperature dependence follows the MSL without heat port: a fixed
+HeatingResistor (a heat port). Temperature dependence follows the MSL without heat port: a fixed
 device temperature ``T`` (default ``T_ref``), ``R_actual = R (1 + alpha (T - T_ref))``.
 
 ``units``: each class's SI units of its parameters and outputs, as data.
@@ -24,7 +24,8 @@ from .translational import Flange as TrFlange
 
 __all__ = ["Conductor", "VariableResistor", "VariableConductor", "VariableCapacitor",
            "VariableInductor", "Transformer", "Gyrator", "VCV", "VCC", "CCV", "CCC",
-           "TranslationalEMF", "RotationalEMF", "Potentiometer", "IdealTransformer",
+           "M_Transformer", "TranslationalEMF", "RotationalEMF", "Potentiometer",
+           "IdealTransformer",
            "IdealOpAmp3Pin", "Nullator", "Norator"]
 
 _EPS = 2.220446049250313e-16             # Modelica.Constants.eps
@@ -158,6 +159,38 @@ class Transformer(_TwoPort):
         self.flow(self.n2, -i2)
         self._port(1, None)
         self._port(2, None)
+
+
+class M_Transformer(Component):
+    """Generic transformer of ``N`` coupled inductors: ``v = Lm der(i)`` with the symmetric
+    inductance matrix ``Lm`` from ``L`` (its upper triangle row by row: ``L11, L12, ...,
+    L1N, L22, ...``; parameters ``"L[1]"``, ...); pins ``p1..pN``, ``n1..nN`` (MSL's
+    ``p[k]``, ``n[k]``), currents ``i1..iN`` (states, start 0)."""
+    units = {"L": "H", **{f"i{k}": "A" for k in range(1, 33)},
+             **{f"v{k}": "V" for k in range(1, 33)}}
+
+    def __init__(self, name, N=3, L=(1.0, 0.1, 0.2, 2.0, 0.3, 3.0)):
+        super().__init__(name)
+        if not (isinstance(N, int) and 1 <= N <= 32):
+            raise ValueError(f"M_Transformer '{name}': N={N!r}; give an integer 1..32")
+        if len(L) != N * (N + 1) // 2:
+            raise ValueError(f"M_Transformer '{name}': L has {len(L)} entries; N={N} needs "
+                             f"N (N + 1)/2 = {N * (N + 1) // 2} (the upper triangle by rows)")
+        Lp = [self.parameter(f"L[{k + 1}]", v) for k, v in enumerate(L)]
+        Lm, k = [[None] * N for _ in range(N)], 0
+        for r in range(N):
+            for c in range(r, N):
+                Lm[r][c] = Lm[c][r] = Lp[k]
+                k += 1
+        cur = [self.variable(f"i{k}") for k in range(1, N + 1)]
+        for r in range(N):
+            p = self.connector(Pin, f"p{r + 1}")
+            n = self.connector(Pin, f"n{r + 1}")
+            v = p.v - n.v
+            self.equation(v == sum(Lm[r][c] * der(cur[c]) for c in range(N)), name=f"v{r + 1}")
+            self.flow(p, cur[r])
+            self.flow(n, -cur[r])
+            self.output(f"v{r + 1}", v)
 
 
 class Gyrator(_TwoPort):

@@ -19,7 +19,7 @@ import importlib
 import inspect
 import re
 
-__all__ = ["reference_tables", "class_rows"]
+__all__ = ["reference_tables", "class_rows", "unit_of"]
 
 PACKAGES = (("translational", "Modelica.Mechanics.Translational"),
             ("rotational", "Modelica.Mechanics.Rotational"),
@@ -34,6 +34,12 @@ def _modules(domain):
 
 # placeholders for required arguments when building an instance to list its connectors
 _SAMPLE = 1.0
+
+
+def unit_of(table, name):
+    """The unit of local ``name`` in a class's ``units`` table (``"L[2]"``: that of
+    ``"L"``), or None."""
+    return table.get(name, table.get(re.sub(r"\[[0-9, ]+\]$", "", name)))
 
 
 def _first_sentence(doc):
@@ -63,12 +69,13 @@ def class_rows(module):
     """``[(class name, connectors, parameters, documentation)]`` of ``module.__all__``'s
     component classes (strings ready for a Markdown table)."""
     from .core import Component, Connector
+    from .units import units_of_class
     rows = []
     for name in module.__all__:
         cls = getattr(module, name)
         if not (isinstance(cls, type) and issubclass(cls, Component)):
             continue
-        units = getattr(cls, "units", {})
+        table = units_of_class(cls)      # a vector entry "L[2]" takes the unit of "L"
         try:
             inst, required = _instance(cls)
         except (ValueError, TypeError):  # defaults that are no valid instance (a Stop)
@@ -85,7 +92,8 @@ def class_rows(module):
                 if isinstance(v, Connector) and v.owner is not inst])
             values = [(p, "*required*" if p in required else _value(val))
                       for p, _, val in inst._params]
-        params = [f"{pname} = {shown} [{units.get(pname, '-')}]" for pname, shown in values]
+        params = [f"{pname} = {shown} [{unit_of(table, pname) or '-'}]"
+                  for pname, shown in values]
         rows.append((name, cons, "; ".join(params) or "-", _first_sentence(cls.__doc__)))
     return rows
 
