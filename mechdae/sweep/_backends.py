@@ -43,14 +43,14 @@ class _Serial:
 
     def submit(self, keys, idx, cols):
         f = cf.Future()
-        (sk, pk) = keys
-        f.set_result(_tasks.run_chunk(sk, self.objs[sk], pk, self.objs[pk], idx, cols))
-        self.finished.append(f)
+        self.finished.append((f, keys, idx, cols))      # run when taken: next_done
         return f
 
     def next_done(self):
-        """One finished task (blocks until one is)."""
-        return self.finished.pop(0)
+        """One finished task (blocks until one is; serially: runs it now)."""
+        f, (sk, pk), idx, cols = self.finished.pop(0)
+        f.set_result(_tasks.run_chunk(sk, self.objs[sk], pk, self.objs[pk], idx, cols))
+        return f
 
     def cancel(self, pending):
         pass
