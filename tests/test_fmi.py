@@ -276,18 +276,43 @@ def test_bouncing_ball_impacts_rest_and_lift_off_match_the_closed_form(tmp_path,
     np.testing.assert_allclose(y[up], 0.5 * g * (t[up] - 5.0) ** 2, rtol=0, atol=1e-8)
 
 
-def test_contact_with_friction_coming_to_rest_ends_the_run_with_the_reason(tmp_path):
-    s = _ball(0.5, friction=0.3)
-    path = str(tmp_path / "slider.fmu")
-    s.export_fmu(path, stop_time=3.0)
-    assert validate_fmu(path) == []
-    log = []
-    r = fmpy.simulate_fmu(path, stop_time=3.0, output_interval=0.01, relative_tolerance=1e-12,
-                          output=["y", "x"], logger=lambda *a: log.append(a[-1].decode()))
-    # the impacts accumulate at t_1 (1 + 2 e / (1 - e)) = 3 t_1 (e = 1/2)
-    t_acc = 3 * math.sqrt(2 / 9.81)
-    assert abs(r["time"][-1] - t_acc) < 1e-3
-    assert any("'floor'" in m_ and "friction" in m_ and "terminating" in m_ for m_ in log)
+def _sliding_ball(e, mu, vx0, g=9.81, h=1.0):
+    """Closed form of the ball thrown along the floor with friction: impact k (normal speed
+    v_1 e^(k-1)) takes mu (1 + e) v_1 e^(k-1) off the sliding speed until it sticks.
+    Returns the accumulation time and the distance slid by then."""
+    t1, v1 = math.sqrt(2 * h / g), math.sqrt(2 * g * h)
+    t, x, vx, vn = t1, vx0 * t1, vx0, v1
+    while vn > 1e-12:
+        vx = max(0.0, vx - mu * (1 + e) * vn)
+        vn *= e
+        x += vx * 2 * vn / g
+        t += 2 * vn / g
+    return t, x, vx
+
+
+def test_sliding_ball_sticks_or_ends_the_run_with_the_reason(tmp_path):
+    """Thrown along the floor (friction mu, e = 1/2): each impact takes mu (1 + e) v_n off
+    the sliding speed. Slow enough, it sticks before its impacts accumulate, then rests
+    closed and sticking: the distance slid equals the closed form. Fast, it still slides
+    when they accumulate: a closed sliding contact is not in the FMU, which ends the run at
+    the accumulation time and says why."""
+    for vx0, mu in ((0.5, 0.3), (5.0, 0.1)):
+        s = _ball(0.5, friction=mu)
+        path = str(tmp_path / "slider.fmu")
+        s.export_fmu(path, v0={"der(x)": vx0}, stop_time=3.0)
+        assert validate_fmu(path) == []
+        log = []
+        r = fmpy.simulate_fmu(path, stop_time=3.0, output_interval=0.01,
+                              relative_tolerance=1e-12, output=["y", "x"],
+                              logger=lambda *a: log.append(a[-1].decode()))
+        t_acc, x_acc, vx_acc = _sliding_ball(0.5, mu, vx0)
+        if vx_acc == 0.0:
+            assert r["time"][-1] == pytest.approx(3.0)
+            assert abs(r["x"][-1] - x_acc) < 1e-6 and abs(r["y"][-1]) < 1e-8
+        else:
+            assert abs(r["time"][-1] - t_acc) < 1e-3
+            assert any("'floor'" in m_ and "sliding" in m_ and "terminating" in m_
+                       for m_ in log)
 
 
 def _ball_height(t, g=9.81, e=0.8, h=1.0):
@@ -371,6 +396,39 @@ def test_pendulum_on_a_rod_hitting_a_wall_equals_the_event_method(tmp_path):
     assert len(t_ev) == 2
     np.testing.assert_allclose(t[k], t_ev, rtol=0, atol=1e-7)
     on_grid = np.isin(res.t, grid) & ~np.isin(res.t, t_ev)
+    _, first = np.unique(t, return_index=True)
+    _close({n: np.interp(res.t[on_grid], t[first], np.asarray(r[n])[first]) for n in names},
+           {n: res[n][on_grid] for n in names}, names)
+
+
+def test_rocking_block_impact_sequence_equals_the_event_method(tmp_path):
+    """Housner's rocking block (e = 0, no slip) started flat, rocking about its right corner:
+    every impact of the coming-down corner is plastic and sticking while the pivot lifts
+    off, so |w+| = |w-| (1 - 3/2 sin^2 alpha), alpha = atan(l / h) (Housner 1963). In the FMU
+    the pivot is a closed sticking contact (normal and tangential rows held, its normal
+    force and friction margin as event indicators) and each impact is solved with it in
+    the active set: the impact times, the speed ratios and the motion equal
+    simulate(method="event") and the closed form."""
+    from conftest import model_module
+    rb = model_module("rocking_block")
+    s = rb.build(e=0.0, mu=10.0).compile(stabilization=None)
+    q0, v0 = rb.flat_state(1.0)
+    path = str(tmp_path / "rocking_block.fmu")
+    s.export_fmu(path, q0=q0, v0=v0, stop_time=0.5)
+    assert validate_fmu(path) == []
+    names = ["x", "y", "th", "der(th)"]
+    r = _fmu_run(path, 0.5, 0.01, output=names, record_events=True)
+    t, w = np.asarray(r["time"]), np.asarray(r["der(th)"])
+    jump = np.where((np.diff(t) == 0) & (np.abs(np.diff(w)) > 1e-6))[0]
+    grid = np.linspace(0.0, 0.5, 51)
+    res = s.simulate(0.5, q0=q0, v0=v0, method="event", output_times=grid)
+    t_ev = sorted({e.t for e in res.events if e.kind == "impact" and e.t > 0})
+    assert len(t_ev) >= 3
+    np.testing.assert_allclose(t[jump][:len(t_ev)], t_ev, rtol=0, atol=1e-6)
+    ratio = 1 - 1.5 * math.sin(math.atan(1.0 / 1.5)) ** 2
+    np.testing.assert_allclose(np.abs(w[jump + 1] / w[jump])[:len(t_ev)], ratio, rtol=1e-6)
+    assert abs(w[0] - ratio) < 1e-9                     # the impact at t = 0 (w- = 1)
+    on_grid = np.isin(res.t, grid[1:]) & ~np.isin(res.t, t_ev)
     _, first = np.unique(t, return_index=True)
     _close({n: np.interp(res.t[on_grid], t[first], np.asarray(r[n])[first]) for n in names},
            {n: res[n][on_grid] for n in names}, names)

@@ -16,10 +16,12 @@ solves the impact problem of the touching contacts with the contact kernel of me
 event engine compiled in (``mdae_impact_solve``: Newton's law, Coulomb friction, several
 contacts at once) and the speeds jump. A contact that comes to rest (impacts
 accumulating: an approach slower than ``rest_velocity``, a bounce below the gap tolerance,
-no separation after the impact) is closed: its normal row holds it (the event engine's
-stabilization), its normal force is its event indicator, and it lifts off where that force
-vanishes. Contacts with friction are not held that way (stick and slide modes are not in
-the FMU yet): their coming to rest is reported through the FMI logger and ends the run.
+no separation after the impact, touching at rest at the start) is closed: its normal row
+holds it, and with friction and no tangential motion its tangential rows too (sticking; the
+event engine's stabilization); its normal force and friction margin ``mu lam_n - |lam_t|``
+are its event indicators: it lifts off where the force vanishes. A closed contact that
+would slide (at rest while sliding, or at the edge of its friction cone) is not in the FMU
+yet: that is reported through the FMI logger and ends the run.
 Co-Simulation FMUs of such models locate the same events inside each communication step
 (the integrator's event location on the indicators) and apply the same event update.
 """
@@ -41,9 +43,10 @@ __all__ = ["export_fmu", "legal_name"]
 KINDS = ("model-exchange", "co-simulation")
 GAP_TOL = 1e-8
 """A contact with gap <= GAP_TOL at an event is touching (as mechdae.contact.assembly)."""
-CONTACT_GAINS = (20.0, 100.0)
-"""``(alpha, beta)`` of a closed contact's normal row, ``w_n u' = -2 alpha v_n - beta^2 g -
-dot w_n u`` (the event engine's default ``contact_stabilization``)."""
+CONTACT_GAINS = (20.0, 100.0, 20.0)
+"""``(alpha, beta, gamma)`` of a closed contact's rows, ``w_n u' = -2 alpha v_n - beta^2 g -
+dot w_n u`` and, sticking, ``w_t u' = -gamma v_t - dot w_t u`` (the event engine's default
+``contact_stabilization``)."""
 
 
 def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=None,
@@ -75,8 +78,9 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
         Tolerances of the Co-Simulation integrator (ignored for Model Exchange).
     rest_velocity : float
         Contacts: a contact approaching slower than this (normal speed) comes to rest: a
-        plastic impact, then the contact is closed (frictionless contacts; with friction
-        the FMU reports it through the FMI logger and asks the importer to terminate).
+        plastic impact, then the contact is closed (frictionless, or sticking; a closed
+        contact that would slide is reported through the FMI logger and the importer asked
+        to terminate).
 
     Returns
     -------
@@ -213,8 +217,9 @@ def _describe(system, kind, method, rtol, atol):
     if system.contact_names:
         text += (f"; contacts {', '.join(system.contact_names)}: gaps are event indicators, "
                  "impacts solved at events by mechdae's mdae_impact_solve (Newton's law, "
-                 "Coulomb friction) compiled in; a frictionless contact coming to rest is "
-                 "closed and lifts off where its normal force vanishes")
+                 "Coulomb friction) compiled in; a contact coming to rest is closed "
+                 "(frictionless or sticking) and lifts off where its normal force vanishes; "
+                 "a closed contact that would slide ends the run")
     if kind == "co-simulation":
         text += (f"; Co-Simulation steps: mechdae's {method.upper()} Runge-Kutta integrator "
                  f"(adaptive, rtol={rtol:g}, atol={atol:g}) compiled in, inputs held "

@@ -62,51 +62,52 @@ def model_functions(system):
 
 
 def mode_function(system, gains):
-    """``mdae_fmu_mode(x, t, p, w, closed) -> (xdot, lam, lam_n)``: the dynamics with the
-    contacts flagged in ``closed`` (1.0 / 0.0 per contact) held closed by their normal
-    rows, stabilized as in the event engine (``w_n u' = -2 alpha v_n - beta^2 g -
-    dot w_n u``), ``lam_n`` their normal forces (multipliers of ``w_n^T``; 0 for the open
-    ones):
+    """``mdae_fmu_mode(x, t, p, w, rows) -> (xdot, lam, lam_c)``: the dynamics with the
+    contact rows flagged in ``rows`` (1.0 / 0.0 per row of ``W``) held, stabilized as in the
+    event engine (normal: ``w_n u' = -2 alpha v_n - beta^2 g - dot w_n u``; tangential,
+    sticking: ``w_t u' = -gamma v_t - dot w_t u``), ``lam_c`` their multipliers (forces along
+    ``w^T``; 0 for the rows not held):
 
-        M u' = h + C^T Lambda + W_n^T diag(closed) lam_n,
+        M u' = h + C^T Lambda + W^T diag(rows) lam_c,
 
-    solved through the Schur complement of the constraint rows (an open contact's row is
-    ``lam_n = 0``), regularized as the smooth right-hand side."""
+    solved through the Schur complement of the constraint rows (a row not held reads
+    ``lam = 0``), regularized as the smooth right-hand side."""
     from ...symbolic.linalg import regularized_solve
     F = system.functions
-    nq, nu, nc = system.nq, system.nu, len(system.contact_names)
-    alpha, beta = gains
+    nq, nu = system.nq, system.nu
+    alpha, beta, gamma = gains
     x, t = ca.MX.sym("x", nq + nu + system.nv), ca.MX.sym("t")
     p, w = ca.MX.sym("p", len(system.p_names)), ca.MX.sym("w", len(system.w_names))
-    closed = ca.MX.sym("closed", nc)
     q, u, v = x[:nq], x[nq:nq + nu], x[nq + nu:]
     _, z = system.extras_mx(q, u, v, t, p, w)
     M, h = F["M"](q, p), F["h"](q, u, v, z, t, p, w)
     W, Wd, g = F["W"](q, t, p), F["Wdot_u"](q, u, t, p), F["gap"](q, t, p)
+    rows = ca.MX.sym("rows", W.shape[0])
     Vc = ca.mtimes(W, u) + F["Wt"](q, t, p) if system.rheonomic else ca.mtimes(W, u)
-    starts = list(np.cumsum([0] + [1 + int(c["n_tangent"]) for c in system.contacts])[:-1])
-    Wn = ca.vertcat(*[W[int(k), :] for k in starts])
-    vn = ca.vertcat(*[Vc[int(k)] for k in starts])
-    Wdn = ca.vertcat(*[Wd[int(k)] for k in starts])
-    An = ca.mtimes(ca.diag(closed), Wn)
-    rhs_n = closed * (-2 * alpha * vn - beta ** 2 * g - Wdn)
+    target = []
+    for a, c in enumerate(system.contacts):
+        k = len(target)
+        target.append(-2 * alpha * Vc[k] - beta ** 2 * g[a] - Wd[k])
+        target += [-gamma * Vc[k + 1 + j] - Wd[k + 1 + j] for j in range(int(c["n_tangent"]))]
+    Ac = ca.mtimes(ca.diag(rows), W)
+    rhs_c = rows * ca.vertcat(*target)
     r = system.m + system.k
     if r:
         y, zc, C, c = F["constraints"](q, u, t, p)
-        A = ca.vertcat(C, An)
+        A = ca.vertcat(C, Ac)
         rhs = ca.vertcat(ca.mtimes(ca.DM(system.H), y) + ca.mtimes(ca.DM(system.K), zc) - c,
-                         rhs_n)
-        free = ca.vertcat(ca.DM.zeros(r, 1), 1 - closed)
+                         rhs_c)
+        free = ca.vertcat(ca.DM.zeros(r, 1), 1 - rows)
     else:
-        A, rhs, free = An, rhs_n, 1 - closed
+        A, rhs, free = Ac, rhs_c, 1 - rows
     X = ca.solve(M, ca.horzcat(h, A.T), "ldl")
     Mih, MiAt = X[:, 0], X[:, 1:]
     S = ca.mtimes(A, MiAt) + ca.diag(free)
     lam = regularized_solve(S, rhs - ca.mtimes(A, Mih))
     ud = Mih + ca.mtimes(MiAt, lam)
     xdot = ca.vertcat(F["kinematics"](q, u, p), ud)
-    return ca.Function("mdae_fmu_mode", [x, t, p, w, closed], [xdot, lam[:r], lam[r:]],
-                       ["x", "t", "p", "w", "closed"], ["xdot", "lam", "lam_n"])
+    return ca.Function("mdae_fmu_mode", [x, t, p, w, rows], [xdot, lam[:r], lam[r:]],
+                       ["x", "t", "p", "w", "rows"], ["xdot", "lam", "lam_c"])
 
 
 def contact_functions(system):
@@ -224,7 +225,7 @@ def _header(layout, functions, token, kind, start, cs_options, system):
         lines.append(f"#define MDAE_{key.upper()} {L[key]}")
     lines += [f"#define MDAE_NQ {system.nq}", f"#define MDAE_NU {system.nu}",
               f"#define MDAE_NLAM {system.m + system.k}"]
-    for key in ("VR_X", "VR_DX", "VR_P", "VR_W", "VR_Y", "VR_G"):
+    for key in ("VR_X", "VR_DX", "VR_P", "VR_W", "VR_Y", "VR_G", "VR_E"):
         lines.append(f"#define MDAE_{key} {L[key]}")
     lines += [f"#define MDAE_NR {L['NR']}",
               f"#define MDAE_SZ_ARG {sz[0]}", f"#define MDAE_SZ_RES {sz[1]}",

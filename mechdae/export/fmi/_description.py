@@ -88,7 +88,7 @@ def _xml3(info, V, layout, units):
     for vr in _initial_unknowns(V, layout):
         out.append(f"    <InitialUnknown{_attrs(valueReference=vr)}/>\n")
     for v in V:
-        if v.kind == "gap":
+        if v.kind == "event":
             out.append(f"    <EventIndicator{_attrs(valueReference=v.vr)}/>\n")
     out.append("  </ModelStructure>\n</fmiModelDescription>\n")
     return "".join(out)
@@ -117,7 +117,7 @@ def _xml2(info, V, layout, units):
     else:
         iface = (f"  <CoSimulation{_attrs(**common, canHandleVariableCommunicationStepSize='true')}"
                  f">\n    <SourceFiles>\n{files}    </SourceFiles>\n  </CoSimulation>\n")
-    out = [_head(info, "2.0", "guid", sum(v.kind == "gap" for v in V)), iface, _units(units), _experiment(info),
+    out = [_head(info, "2.0", "guid", sum(v.kind == "event" for v in V)), iface, _units(units), _experiment(info),
            "  <ModelVariables>\n"]
     index = {v.vr: k + 1 for k, v in enumerate(V)}        # FMI 2: 1-based position
     for v in V:

@@ -9,7 +9,8 @@ value array (``c/mdae_fmu.h``)::
     ...               parameters p              parameter, tunable, initial exact
     ...               inputs w                  input, continuous
     ...               outputs y                 output, continuous, initial calculated
-    ...               contact gaps              local, continuous (the event indicators)
+    ...               contact gaps              local, continuous
+    ...               event indicators          local, continuous (two per contact)
 
 Names follow FMI's "structured" convention: the System's dotted names stay as they are
 when each part is an identifier (``mass.s``, ``j4.frame_b.fx``); a part that is not is
@@ -185,13 +186,23 @@ def variable_table(system, x0, p0, w0, units, sparsity):
         V.append(Variable(legal_name(n), n, VR_Y + k, "output", "output", "continuous",
                           "calculated", unit=units.get(n),
                           depends=_deps(sparsity["out"][k], VR_X, VR_W)))
+    nc = len(system.contact_names)
     VR_G = VR_Y + ny
+    VR_E = VR_G + nc
     for k, n in enumerate(system.contact_names):
         V.append(Variable(legal_name(f"{n}.gap"), f"gap({n})", VR_G + k, "gap", "local",
                           "continuous", "calculated", unit=units.get(n)))
+    for k, n in enumerate(system.contact_names):
+        V.append(Variable(legal_name(f"{n}.event"), f"event indicator of contact '{n}': its "
+                          "gap; its normal velocity while it lifts off; its normal force "
+                          "while closed", VR_E + 2 * k, "event", "local", "continuous",
+                          "calculated"))
+        V.append(Variable(legal_name(f"{n}.stick"), f"event indicator of contact '{n}': "
+                          "mu lam_n - |lam_t| while it sticks (1 otherwise)", VR_E + 2 * k + 1,
+                          "event", "local", "continuous", "calculated"))
     _unique(V)
     layout = dict(nx=nx, np=npar, nw=nw, ny=ny, VR_X=VR_X, VR_DX=VR_DX, VR_P=VR_P, VR_W=VR_W,
-                  VR_Y=VR_Y, VR_G=VR_G, NR=VR_G + len(system.contact_names), der_vr=der_vr)
+                  VR_Y=VR_Y, VR_G=VR_G, VR_E=VR_E, NR=VR_E + 2 * nc, der_vr=der_vr)
     return V, layout
 
 

@@ -425,7 +425,7 @@ fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 
 fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
 {
     (void)instance;
-    *nEventIndicators = MDAE_NC;
+    *nEventIndicators = 2 * MDAE_NC;
     return fmi3OK;
 }
 

@@ -8,7 +8,8 @@
  *   r[MDAE_VR_P  + i]         parameters p (tunable)                     i < MDAE_NP
  *   r[MDAE_VR_W  + i]         inputs w                                   i < MDAE_NW
  *   r[MDAE_VR_Y  + i]         outputs y = g(x, t, p, w)                  i < MDAE_NY
- *   r[MDAE_VR_G  + i]         contact gaps (the event indicators)        i < MDAE_NC
+ *   r[MDAE_VR_G  + i]         contact gaps                               i < MDAE_NC
+ *   r[MDAE_VR_E  + i]         event indicators, two per contact          i < 2 MDAE_NC
  *
  * x' and y come from the CasADi-generated C of the System's stabilized index-1 right-hand
  * side (mdae_fmu_model.c, written at export with the sizes and start values in
@@ -55,8 +56,12 @@ typedef struct {
     int terminated;             /* Co-Simulation: the FMU asked to end the run             */
     double lam[MDAE_NLAM + 1];  /* multipliers of the bilateral constraints (last eval)    */
 #if MDAE_NC > 0
-    double closed_d[MDAE_NC];   /* 1.0: the contact is closed (persistent contact mode)    */
-    double clam[MDAE_NC];       /* normal forces of the closed contacts (last eval)        */
+    int closed[MDAE_NC];        /* 1: the contact is closed (persistent contact mode)      */
+    int stick[MDAE_NC];         /* 1: a closed contact with friction sticks (its tangential
+                                   rows held too)                                        */
+    double rows_d[MDAE_NROWS];  /* 1.0 for each contact row held (mdae_fmu_mode's input)   */
+    double clam[MDAE_NROWS];    /* the held rows' multipliers (last eval)                  */
+    double cmu[MDAE_NC];        /* friction coefficients (at the last event)               */
     int any_closed;
     double cgap[MDAE_NC];       /* Co-Simulation: gaps at the integrator's trial states     */
     /* contacts (mdae_fmu_contact.c): impact terms, the padded problem, its solution */
@@ -64,7 +69,7 @@ typedef struct {
     double claws[3 * MDAE_NC];
     double cDp[9 * MDAE_NC * MDAE_NC], cvp[3 * MDAE_NC], cP[3 * MDAE_NC],
            cvplus[3 * MDAE_NC], cdT[1];
-    double ce_n[MDAE_NC], ce_t[MDAE_NC], cmu[MDAE_NC];
+    double ce_n[MDAE_NC], ce_t[MDAE_NC], cmu_a[MDAE_NC];
     int cmodes[MDAE_NC];
     double cvel[MDAE_NROWS];    /* contact velocities W u (+ w_t), evaluated with the gaps  */
     int armed[MDAE_NC];         /* 1: the contact's event indicator is its gap; 0: it lifts
@@ -94,6 +99,10 @@ int mdae_fmu_do_step(mdae_fmu *m, double t, double h);
 int mdae_fmu_do_step_events(mdae_fmu *m, double t, double h, int *terminate);
 #if MDAE_NC > 0
 int mdae_fmu_contact_init(mdae_fmu *m);
+/* rows_d and any_closed from closed / stick */
+void mdae_fmu_set_rows(mdae_fmu *m);
+/* the event indicators (2 per contact) from the last evaluation at gaps g */
+void mdae_fmu_indicators(const mdae_fmu *m, const double *g, double *e);
 void mdae_fmu_contact_free(mdae_fmu *m);
 /* event update: impacts of the touching, approaching contacts (see mdae_fmu_contact.c) */
 int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate);

@@ -14,17 +14,21 @@
  * Gauss-Seidel beyond), and the speeds jump. Several consistent solutions, none, or a
  * failure: an error through the logger naming the contacts.
  *
- * Event indicators: a contact's gap while it is armed; after an impact that separates it,
- * its normal velocity (positive while it lifts off) until the apex, where it is armed
- * again: a bounce smaller than the importer's event location never goes unseen.
+ * Event indicators, two per contact: a contact's gap while it is armed; after an impact
+ * that separates it, its normal velocity (positive while it lifts off) until the apex,
+ * where it is armed again (a bounce smaller than the importer's event location never goes
+ * unseen); its normal force while closed. The second: the friction margin while it sticks,
+ * 1 otherwise.
  *
  * Persistent contact: a contact that arrives slower than MDAE_REST_VEL (a plastic impact),
- * lifts off by no more than MDAE_GAP_TOL before its apex, or does not separate after its
- * impact (e_n = 0) comes to rest: it is closed, held by its normal row (mdae_fmu_mode,
- * stabilized as in the event engine), its event indicator its normal force; where that
- * force turns negative it lifts off. A contact with friction cannot be held by its normal
- * row alone (stick / slide modes are not in the FMU yet): its coming to rest is reported
- * through the logger and the importer asked to terminate.
+ * lifts off by no more than MDAE_GAP_TOL before its apex, does not separate after its
+ * impact (e_n = 0) or touches at rest comes to rest: it is closed, held by its normal row
+ * and, with friction and no tangential motion, by its tangential rows (sticking;
+ * mdae_fmu_mode, stabilized as in the event engine). Its event indicators are then its
+ * normal force (lift-off where it turns negative) and its friction margin
+ * mu lam_n - |lam_t|. A closed contact that would slide (at rest while sliding, or at the
+ * edge of its friction cone) needs the sliding mode, which the FMU does not have (yet): it
+ * is reported through the logger and the importer asked to terminate.
  */
 #include "mdae_fmu.h"
 
@@ -93,7 +97,7 @@ static int pad_problem(mdae_fmu *m, const int *act, int na, int dim)
         }
         m->ce_n[a] = m->claws[3 * act[a]];
         m->ce_t[a] = m->claws[3 * act[a] + 1];
-        m->cmu[a] = m->claws[3 * act[a] + 2];
+        m->cmu_a[a] = m->claws[3 * act[a] + 2];
     }
     mean = nmean && mean > 0 ? mean / nmean : 1.0;
     for (a = 0; a < na; ++a)            /* rows a contact does not have: decoupled dummies */
@@ -117,59 +121,102 @@ static void jump(mdae_fmu *m, const int *act, int na, int dim)
     }
 }
 
-/* a contact can be held closed by its normal row alone: no tangential rows, or no friction */
-static int closable(const mdae_fmu *m, int a)
+void mdae_fmu_set_rows(mdae_fmu *m)
 {
-    return MDAE_CROWS[a] == 1 || m->claws[3 * a + 2] == 0.0;
-}
-
-static void set_closed(mdae_fmu *m, int a, int on)
-{
-    int b;
-    m->closed_d[a] = on ? 1.0 : 0.0;
-    m->armed[a] = 1;
+    int a, i;
     m->any_closed = 0;
-    for (b = 0; b < MDAE_NC; ++b)
-        if (m->closed_d[b] != 0.0) m->any_closed = 1;
+    for (a = 0; a < MDAE_NC; ++a) {
+        if (m->closed[a]) m->any_closed = 1;
+        for (i = 0; i < MDAE_CROWS[a]; ++i)
+            m->rows_d[MDAE_CSTART[a] + i] = m->closed[a] && (i == 0 || m->stick[a]) ? 1.0 : 0.0;
+    }
     m->dirty = 1;
 }
 
-/* contact a comes to rest: closed if its normal row can hold it, else the run ends */
+void mdae_fmu_indicators(const mdae_fmu *m, const double *g, double *e)
+{
+    int a, i;
+    for (a = 0; a < MDAE_NC; ++a) {
+        int s0 = MDAE_CSTART[a];
+        e[2 * a] = m->closed[a] ? m->clam[s0] : m->armed[a] ? g[a] : m->cvel[s0];
+        e[2 * a + 1] = 1.0;
+        if (m->closed[a] && m->stick[a]) {     /* friction margin mu lam_n - |lam_t| */
+            double t2 = 0.0;
+            for (i = 1; i < MDAE_CROWS[a]; ++i) t2 += m->clam[s0 + i] * m->clam[s0 + i];
+            e[2 * a + 1] = m->cmu[a] * m->clam[s0] - sqrt(t2);
+        }
+    }
+}
+
+static double tangential_speed(const mdae_fmu *m, int a)
+{
+    double t2 = 0.0;
+    int i;
+    for (i = 1; i < MDAE_CROWS[a]; ++i)
+        t2 += m->cvel[MDAE_CSTART[a] + i] * m->cvel[MDAE_CSTART[a] + i];
+    return sqrt(t2);
+}
+
+static void open_contact(mdae_fmu *m, int a, int armed)
+{
+    m->closed[a] = m->stick[a] = 0;
+    m->armed[a] = armed;
+    mdae_fmu_set_rows(m);
+}
+
+/* contact a comes to rest: closed, held by its normal row (frictionless) or by all its
+ * rows (sticking: friction and no tangential motion); sliding with friction: the run ends */
 static int come_to_rest(mdae_fmu *m, int a, const char *why, int *terminate)
 {
-    if (!closable(m, a)) {
+    int frictionless = MDAE_CROWS[a] == 1 || m->claws[3 * a + 2] == 0.0;
+    double vt = tangential_speed(m, a);
+    if (!frictionless && vt > MDAE_REST_VEL) {
         mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
-                      "impacts accumulate at t = %.17g: contact '%s' %s after %ld impacts; "
-                      "it has friction, and the FMU's persistent-contact mode holds "
-                      "frictionless contacts only: terminating", m->r[0], MDAE_CNAME[a], why,
-                      m->n_impacts);
+                      "t = %.17g: contact '%s' %s after %ld impacts while sliding (tangential "
+                      "speed %g): the FMU has no sliding mode for closed contacts with "
+                      "friction: terminating", m->r[0], MDAE_CNAME[a], why, m->n_impacts, vt);
         *terminate = 1;
         return 1;
     }
     mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' %s after %ld impacts: "
-                  "closed (persistent contact)", m->r[0], MDAE_CNAME[a], why, m->n_impacts);
-    set_closed(m, a, 1);
+                  "closed%s", m->r[0], MDAE_CNAME[a], why, m->n_impacts,
+                  frictionless ? "" : ", sticking");
+    m->closed[a] = 1;
+    m->stick[a] = !frictionless;
+    m->armed[a] = 1;
+    mdae_fmu_set_rows(m);
     return 0;
 }
 
-/* closed contacts whose normal force went negative lift off, the most negative first */
-static int lift_off(mdae_fmu *m, int *changed)
+/* closed contacts whose normal force went negative lift off, the most negative first; a
+ * sticking contact at the edge of its friction cone would start to slide: the run ends */
+static int lift_off(mdae_fmu *m, int *changed, int *terminate)
 {
     int k, a;
     for (k = 0; k < MDAE_NC && m->any_closed; ++k) {
         int worst = -1;
         if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
         for (a = 0; a < MDAE_NC; ++a)
-            if (m->closed_d[a] != 0.0 && m->clam[a] <= 0.0
-                && (worst < 0 || m->clam[a] < m->clam[worst]))
+            if (m->closed[a] && m->clam[MDAE_CSTART[a]] <= 0.0
+                && (worst < 0 || m->clam[MDAE_CSTART[a]] < m->clam[MDAE_CSTART[worst]]))
                 worst = a;
         if (worst < 0) break;
         mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' lifts off (normal "
-                      "force %g)", m->r[0], MDAE_CNAME[worst], m->clam[worst]);
-        set_closed(m, worst, 0);
+                      "force %g)", m->r[0], MDAE_CNAME[worst], m->clam[MDAE_CSTART[worst]]);
+        open_contact(m, worst, 1);
         *changed = 1;
     }
-    return mdae_fmu_eval(m);
+    if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
+    for (a = 0; a < MDAE_NC; ++a)
+        if (m->closed[a] && m->stick[a] && !(m->r[MDAE_VR_E + 2 * a + 1] > 0.0)) {
+            mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
+                          "t = %.17g: sticking contact '%s' reaches its friction cone and "
+                          "would slide: the FMU has no sliding mode for closed contacts with "
+                          "friction: terminating", m->r[0], MDAE_CNAME[a]);
+            *terminate = 1;
+            return MDAE_FMU_WARNING;
+        }
+    return MDAE_FMU_OK;
 }
 
 /* the impact of the touching contacts act[0..na); rest[a]: contact a arrives slower than
@@ -182,9 +229,9 @@ static int impact(mdae_fmu *m, const int *act, int na, int dim, const int *rest)
     int a, st;
     pad_problem(m, act, na, dim);
     for (a = 0; a < na; ++a)
-        if (rest[act[a]] || m->closed_d[act[a]] != 0.0) m->ce_n[a] = 0.0;
+        if (rest[act[a]] || m->closed[act[a]]) m->ce_n[a] = 0.0;
     p.nc = na; p.dim = dim; p.D = m->cDp; p.v_minus = m->cvp;
-    p.e_n = m->ce_n; p.e_t = m->ce_t; p.mu = m->cmu;
+    p.e_n = m->ce_n; p.e_t = m->ce_t; p.mu = m->cmu_a;
     mdae_impact_options_default(&o);
     o.method = na <= MDAE_CONTACT_ENUM_MAX ? MDAE_CONTACT_ENUM : MDAE_CONTACT_NSGS;
     st = mdae_impact_solve(&p, &o, m->cP, m->cvplus, m->cmodes, m->cdT, m->cwork, m->ciwork,
@@ -203,50 +250,63 @@ static int impact(mdae_fmu *m, const int *act, int na, int dim, const int *rest)
 
 int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate)
 {
-    int act[MDAE_NC], rest[MDAE_NC], na = 0, approach = 0, dim = 2, a;
+    int act[MDAE_NC], rest[MDAE_NC], na = 0, approach = 0, dim = 2, a, st;
     double g[MDAE_NC];
     *changed = 0;
     *terminate = 0;
-    if (lift_off(m, changed) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
+    if (mdae_fmu_eval(m) != MDAE_FMU_OK || impact_terms(m)) return MDAE_FMU_ERROR;
+    for (a = 0; a < MDAE_NC; ++a) m->cmu[a] = m->claws[3 * a + 2];
+    st = lift_off(m, changed, terminate);
+    if (st != MDAE_FMU_OK || *terminate) return st;
     memcpy(g, m->r + MDAE_VR_G, sizeof g);
-    if (impact_terms(m)) return MDAE_FMU_ERROR;
-    for (a = 0; a < MDAE_NC; ++a) {      /* lifting contacts past their apex: re-armed */
+    for (a = 0; a < MDAE_NC; ++a) {
+        double vn = m->cvel[MDAE_CSTART[a]];
         rest[a] = 0;
-        if (m->closed_d[a] != 0.0 || m->armed[a] || m->cvel[MDAE_CSTART[a]] > 0.0) continue;
-        m->armed[a] = 1;
-        if (!(g[a] > MDAE_GAP_TOL)) {
+        if (m->closed[a]) continue;
+        if (!m->armed[a]) {                 /* lifting: re-armed at the apex */
+            if (vn > 0.0) continue;
+            m->armed[a] = 1;
+            if (g[a] > MDAE_GAP_TOL) continue;
             *changed = 1;
             if (come_to_rest(m, a, "lifted off by less than the gap tolerance", terminate))
                 return MDAE_FMU_WARNING;
+        } else if (g[a] <= MDAE_GAP_TOL && fabs(vn) <= MDAE_REST_VEL) {
+            *changed = 1;                   /* touching at rest (a start on the ground) */
+            if (come_to_rest(m, a, "touches at rest", terminate)) return MDAE_FMU_WARNING;
         }
     }
+    if (impact_terms(m)) return MDAE_FMU_ERROR;
     for (a = 0; a < MDAE_NC; ++a) {
         double vn = m->cWu[MDAE_CSTART[a]];
-        if (!(g[a] <= MDAE_GAP_TOL) && m->closed_d[a] == 0.0) continue;
+        if (!(g[a] <= MDAE_GAP_TOL) && !m->closed[a]) continue;
         act[na++] = a;
         if (MDAE_CROWS[a] > 2) dim = 3;
-        if (m->closed_d[a] == 0.0 && vn < 0.0) {
+        if (!m->closed[a] && vn < 0.0) {
             approach = 1;
             rest[a] = -vn < MDAE_REST_VEL;
         }
     }
-    if (!approach) return MDAE_FMU_OK;
+    if (!approach) return lift_off(m, changed, terminate);
     if (impact(m, act, na, dim, rest) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
     *changed = 1;
     if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
     for (a = 0; a < na; ++a) {          /* after the impact: lifting, or at rest */
         int c = act[a];
-        if (m->closed_d[c] != 0.0) continue;
-        if (rest[c] || !(m->cvel[MDAE_CSTART[c]] > MDAE_REST_VEL)) {
+        double vn = m->cvel[MDAE_CSTART[c]];
+        if (vn > MDAE_REST_VEL && !rest[c]) {
+            if (m->closed[c]) open_contact(m, c, 0);
+            else if (g[c] <= MDAE_GAP_TOL) m->armed[c] = 0;
+        } else if (!m->closed[c]) {
             if (come_to_rest(m, c, rest[c] ? "arrives slower than rest_velocity"
                                            : "does not separate", terminate))
                 return MDAE_FMU_WARNING;
-        } else if (g[c] <= MDAE_GAP_TOL) {
-            m->armed[c] = 0;
+        } else if (m->stick[c] && tangential_speed(m, c) > MDAE_REST_VEL) {
+            if (come_to_rest(m, c, "slides after the impact", terminate))
+                return MDAE_FMU_WARNING;
         }
     }
     mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "impact %ld at t = %.17g: %d contact(s), "
                   "first '%s'", m->n_impacts, m->r[0], na, MDAE_CNAME[act[0]]);
-    return lift_off(m, changed);
+    return lift_off(m, changed, terminate);
 }
 #endif

@@ -33,9 +33,10 @@ void mdae_fmu_reset(mdae_fmu *m)
         int a;
         for (a = 0; a < MDAE_NC; ++a) {
             m->armed[a] = 1;
-            m->closed_d[a] = 0.0;
-            m->clam[a] = 0.0;
+            m->closed[a] = m->stick[a] = 0;
+            m->cmu[a] = 0.0;
         }
+        for (a = 0; a < MDAE_NROWS; ++a) m->rows_d[a] = m->clam[a] = 0.0;
         m->any_closed = 0;
     }
 #endif
@@ -60,7 +61,7 @@ mdae_fmu *mdae_fmu_new(const char *name, const char *token, int cs, mdae_fmu_log
     m->logging = logging;
 #if MDAE_CS
     if (cs) {
-        m->ode_work = (double *)calloc(mdae_ode_work_size(MDAE_NX, 0), sizeof(double));
+        m->ode_work = (double *)calloc(mdae_ode_work_size(MDAE_NX, 2 * MDAE_NC), sizeof(double));
         if (!m->ode_work) { free(m); return NULL; }
     }
 #endif
@@ -92,7 +93,7 @@ static int eval_at(mdae_fmu *m, const double *x, double t, double *dx, double *y
     m->res[1] = m->lam;
 #if MDAE_NC > 0
     if (m->any_closed) {            /* persistent contacts: their mode's dynamics */
-        m->arg[4] = m->closed_d;
+        m->arg[4] = m->rows_d;
         m->res[2] = m->clam;
         if (mdae_fmu_mode(m->arg, m->res, m->iw, m->w, 0)) return 1;
     } else
@@ -132,6 +133,9 @@ int mdae_fmu_eval(mdae_fmu *m)
                       "evaluation of the model equations failed at t = %g", m->r[0]);
         return MDAE_FMU_ERROR;
     }
+#if MDAE_NC > 0
+    mdae_fmu_indicators(m, m->r + MDAE_VR_G, m->r + MDAE_VR_E);
+#endif
     for (i = 0; i < MDAE_NX; ++i) {
         if (!isfinite(m->r[MDAE_VR_DX + i])) {
             mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError",
@@ -222,20 +226,15 @@ int mdae_fmu_get_derivatives(mdae_fmu *m, double *dx, size_t n)
 int mdae_fmu_get_indicators(mdae_fmu *m, double *g, size_t n)
 {
     int st;
-    if (n != MDAE_NC) {
+    if (n != 2 * MDAE_NC) {
         mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError",
-                      "%zu event indicators asked for, the FMU has %d", n, MDAE_NC);
+                      "%zu event indicators asked for, the FMU has %d", n, 2 * MDAE_NC);
         return MDAE_FMU_ERROR;
     }
     if (!n) return MDAE_FMU_OK;
     st = mdae_fmu_eval(m);
 #if MDAE_NC > 0
-    if (st == MDAE_FMU_OK) {
-        size_t a;
-        for (a = 0; a < n; ++a)
-            g[a] = m->closed_d[a] != 0.0 ? m->clam[a]
-                   : m->armed[a] ? m->r[MDAE_VR_G + a] : m->cvel[MDAE_CSTART[a]];
-    }
+    if (st == MDAE_FMU_OK) memcpy(g, m->r + MDAE_VR_E, n * sizeof(double));
 #endif
     return st;
 }
@@ -264,24 +263,22 @@ static int cs_rhs(void *ctx, const double **arg, double **res)
  * then refines by its own steps) */
 static int indicators_at(mdae_fmu *m, const double *x, double t, double *e)
 {
-    int a;
     double dx[MDAE_NX];
     if (eval_at(m, x, t, dx, NULL, m->cgap)) return 1;
-    for (a = 0; a < MDAE_NC; ++a)
-        e[a] = m->closed_d[a] != 0.0 ? m->clam[a]
-               : m->armed[a] ? m->cgap[a] : m->cvel[MDAE_CSTART[a]];
+    mdae_fmu_indicators(m, m->cgap, e);
     return 0;
 }
 
 static int cs_events(void *ctx, const double **arg, double **res)
 {
     mdae_fmu *m = (mdae_fmu *)ctx;
-    double t = arg[1][0], dt = 1e-7 * (1.0 + fabs(t)), x2[MDAE_NX], dx[MDAE_NX], e2[MDAE_NC];
+    double t = arg[1][0], dt = 1e-7 * (1.0 + fabs(t)), x2[MDAE_NX], dx[MDAE_NX];
+    double e2[2 * MDAE_NC];
     int i;
     if (eval_at(m, arg[0], t, dx, NULL, m->cgap)) return 1;
     for (i = 0; i < MDAE_NX; ++i) x2[i] = arg[0][i] + dt * dx[i];
     if (indicators_at(m, x2, t + dt, e2) || indicators_at(m, arg[0], t, res[0])) return 1;
-    for (i = 0; i < MDAE_NC; ++i) res[1][i] = (e2[i] - res[0][i]) / dt;
+    for (i = 0; i < 2 * MDAE_NC; ++i) res[1][i] = (e2[i] - res[0][i]) / dt;
     return 0;
 }
 #endif
@@ -321,9 +318,9 @@ static int integrate(mdae_fmu *m, double t_end, int *terminate)
     double xdot[MDAE_NX], h = t_end - m->r[0];
     int st, k;
 #if MDAE_NC > 0
-    double e[MDAE_NC], edot[MDAE_NC], shift[MDAE_NC];
-    int fired[MDAE_NC], changed, a;
-    for (a = 0; a < MDAE_NC; ++a) shift[a] = MDAE_GAP_TOL;
+    double e[2 * MDAE_NC], edot[2 * MDAE_NC], shift[2 * MDAE_NC];
+    int fired[2 * MDAE_NC], changed, a;
+    for (a = 0; a < 2 * MDAE_NC; ++a) shift[a] = MDAE_GAP_TOL;
 #endif
     s.nx = MDAE_NX; s.ne = 0; s.P = m->r + MDAE_VR_P;
     s.rhs = cs_rhs; s.rhs_ctx = m; s.ev = NULL; s.ev_ctx = NULL;
@@ -333,7 +330,7 @@ static int integrate(mdae_fmu *m, double t_end, int *terminate)
     o.atol = MDAE_CS_ATOL;
     o.window = o.window_max = h;
 #if MDAE_NC > 0
-    s.ne = MDAE_NC; s.ev = cs_events; s.ev_ctx = m;
+    s.ne = 2 * MDAE_NC; s.ev = cs_events; s.ev_ctx = m;
     o.shift = shift;
     /* the inputs or parameters may have changed at the communication point: lift-offs,
      * impacts and re-arming there first (as an importer's event mode would) */
@@ -391,7 +388,7 @@ int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
 }
 #endif
 
-size_t mdae_fmu_state_size(void) { return MDAE_NR + 1 + 2 * MDAE_NC; }
+size_t mdae_fmu_state_size(void) { return MDAE_NR + 1 + 4 * MDAE_NC; }
 
 void mdae_fmu_state_save(const mdae_fmu *m, double *buf)
 {
@@ -402,7 +399,9 @@ void mdae_fmu_state_save(const mdae_fmu *m, double *buf)
         int a;
         for (a = 0; a < MDAE_NC; ++a) {
             buf[MDAE_NR + 1 + a] = m->armed[a];
-            buf[MDAE_NR + 1 + MDAE_NC + a] = m->closed_d[a];
+            buf[MDAE_NR + 1 + MDAE_NC + a] = m->closed[a];
+            buf[MDAE_NR + 1 + 2 * MDAE_NC + a] = m->stick[a];
+            buf[MDAE_NR + 1 + 3 * MDAE_NC + a] = m->cmu[a];
         }
     }
 #endif
@@ -415,12 +414,13 @@ void mdae_fmu_state_load(mdae_fmu *m, const double *buf)
 #if MDAE_NC > 0
     {
         int a;
-        m->any_closed = 0;
         for (a = 0; a < MDAE_NC; ++a) {
             m->armed[a] = buf[MDAE_NR + 1 + a] != 0.0;
-            m->closed_d[a] = buf[MDAE_NR + 1 + MDAE_NC + a];
-            if (m->closed_d[a] != 0.0) m->any_closed = 1;
+            m->closed[a] = buf[MDAE_NR + 1 + MDAE_NC + a] != 0.0;
+            m->stick[a] = buf[MDAE_NR + 1 + 2 * MDAE_NC + a] != 0.0;
+            m->cmu[a] = buf[MDAE_NR + 1 + 3 * MDAE_NC + a];
         }
+        mdae_fmu_set_rows(m);
     }
 #endif
     m->dirty = 1;
