@@ -138,7 +138,7 @@ def _warn(what, exc):
 
 
 def library(functions, compiled="auto", what="the model", flags=("-O2",),
-            jac_sparsity=False, report=None):
+            jac_sparsity=False, report=None, background=False):
     """Generated C of ``functions``, compiled once (cached by content hash) and loaded.
 
     Parameters
@@ -158,7 +158,13 @@ def library(functions, compiled="auto", what="the model", flags=("-O2",),
     report : dict, optional
         Where the reason is written (``report["interpreted"]``, a sentence) when None is
         returned: ``compiled=False``, ``MECHDAE_CODEGEN=0``, a source past
-        :data:`MAX_SOURCE`, no working compiler.
+        :data:`HUGE_SOURCE`, no working compiler, or a compile under way in the background
+        (``report["pending"]``: a ``threading.Event`` set when it has finished).
+    background : bool
+        Under ``compiled="auto"``, compile a source past :data:`MAX_SOURCE` (``-O0``) in
+        a background thread and return None meanwhile (the caller runs the Function
+        objects; a later call finds the library in the cache): the first run does not
+        wait seconds for the compiler.
 
     Returns
     -------
@@ -177,9 +183,14 @@ def library(functions, compiled="auto", what="the model", flags=("-O2",),
         report["interpreted"] = "MECHDAE_CODEGEN=0"
         return None
     try:
-        return _build(list(functions), tuple(flags), bool(jac_sparsity), compiled is True)
+        return _build(list(functions), tuple(flags), bool(jac_sparsity), compiled is True,
+                      background and compiled == "auto")
     except _TooLarge as exc:
         report["interpreted"] = str(exc)
+        return None
+    except _Pending as exc:
+        report["interpreted"] = str(exc)
+        report["pending"] = exc.done
         return None
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         if compiled is True:
@@ -495,7 +506,31 @@ def instruction_count(functions):
     return total
 
 
-def _build(functions, flags, jac_sparsity, forced=False):
+class _Pending(Exception):
+    """The library is being compiled in a background thread (``done`` is set after)."""
+
+    def __init__(self, msg, done):
+        super().__init__(msg)
+        self.done = done
+
+
+_BACKGROUND = {}          # library path -> Event of its background compile
+_FAILED = {}              # library path -> why its background compile failed
+
+
+def _later(cmd, flags, src, d, so, lock, done):
+    """The background compile of :func:`_build` (``done`` set when it ends)."""
+    try:
+        with lock:
+            if not os.path.exists(so):
+                _compile(cmd, flags, src, d, so)
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+        _FAILED[so] = str(exc)
+    finally:
+        done.set()
+
+
+def _build(functions, flags, jac_sparsity, forced=False, background=False):
     cmd = _compiler()
     limit = int(os.environ.get("MECHDAE_CODEGEN_HUGE", HUGE_SOURCE))
     large = int(os.environ.get("MECHDAE_CODEGEN_MAX", MAX_SOURCE))
@@ -522,6 +557,18 @@ def _build(functions, flags, jac_sparsity, forced=False):
         if so in _LOADED:
             return Library(so, key, functions, flags)
         lock = _KEY_LOCKS.setdefault(so, threading.Lock())
+    if so in _FAILED:
+        raise RuntimeError(_FAILED[so])
+    if background and "-O0" in flags and not os.path.exists(so):
+        with _LOCK:
+            done = _BACKGROUND.get(so)
+            if done is None:
+                done = _BACKGROUND[so] = threading.Event()
+                threading.Thread(target=_later, args=(cmd, flags, src, d, so, lock, done),
+                                 daemon=True, name=f"mdae-cc-{key[:8]}").start()
+        if not done.is_set() or not os.path.exists(so):
+            raise _Pending(f"generated C of {len(src)} characters is compiling at -O0 in "
+                           f"the background; later runs use it", done)
     with lock:                       # one compile of a key at a time in this process
         if not os.path.exists(so):
             _compile(cmd, flags, src, d, so)

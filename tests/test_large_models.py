@@ -144,9 +144,11 @@ def test_network_dominated_by_its_sparse_solve_stays_interpreted(monkeypatch):
     assert np.abs(res["C29.v"] - V[29]).max() < 1e-6
 
 
-def test_source_past_the_large_limit_runs_as_c_at_O0(monkeypatch):
-    """Past MECHDAE_CODEGEN_MAX the source is compiled at -O0 (not skipped): a chain of
-    masses and springs runs as C, with the interpreted run's numbers."""
+def test_source_past_the_large_limit_runs_as_c_at_O0(monkeypatch, tmp_path):
+    """Past MECHDAE_CODEGEN_MAX the source is compiled at -O0 (not skipped), in the
+    background: the first run is interpreted and says so, the next runs as C with the
+    interpreted run's numbers."""
+    monkeypatch.setenv("MECHDAE_CACHE", str(tmp_path))      # not compiled before
     monkeypatch.setenv("MECHDAE_CODEGEN_MAX", "2000")
     m = md.Model("springs")
     xs = [m.coordinates(f"x{i}") for i in range(6)]
@@ -157,6 +159,12 @@ def test_source_past_the_large_limit_runs_as_c_at_O0(monkeypatch):
         prev = x
     s = m.compile()
     a = s.simulate(1.0, q0={"x5": 0.1}, n_out=21, **TIGHT)
+    assert a.stats["compiled"] is False
+    assert "compiling at -O0 in the background" in a.stats["interpreted"]
+    assert s._ode_why[next(iter(s._ode_why))]["pending"].wait(120)
+    a2 = s.simulate(1.0, q0={"x5": 0.1}, n_out=21, **TIGHT)
+    np.testing.assert_allclose(a2.q, a.q, rtol=0, atol=1e-12)
+    a = a2
     assert a.stats["compiled"] is True and a.stats["compiled_flags"] == "-O0"
     b = s.simulate(1.0, q0={"x5": 0.1}, n_out=21, compiled=False, **TIGHT)
     np.testing.assert_allclose(a.q, b.q, rtol=0, atol=1e-12)

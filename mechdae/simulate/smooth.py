@@ -88,8 +88,14 @@ def ode_function(system, specs, compiled="auto"):
     input signals: generated C (:mod:`mechdae.codegen`, compiled once and cached on disk)
     or, with no C compiler, sampled inputs (their samples would be compiled in) or
     ``compiled=False``, the CasADi Function itself. Returns ``(f, is_compiled)``."""
-    return once(system.__dict__.setdefault("_ode_functions", {}),     # a cache: not pickled
-                (inputs_key(specs), compiled), lambda: _ode_function(system, specs, compiled))
+    cache = system.__dict__.setdefault("_ode_functions", {})          # a cache: not pickled
+    key = (inputs_key(specs), compiled)
+    entry = cache.get(key)
+    if entry is not None and entry[2] is not None and entry[2].is_set():
+        with _LOCK:              # its C was compiling in the background: load it now
+            if cache.get(key) is entry:
+                del cache[key]
+    return once(cache, key, lambda: _ode_function(system, specs, compiled))[:2]
 
 
 # general equations with more unknowns than this (``nhd + nz``: network models) are solved
@@ -131,6 +137,7 @@ def ode_library(system, specs, compiled="auto"):
     lib = None
     why = system.__dict__.setdefault("_ode_why", {})           # a cache: not pickled
     report = why.setdefault((inputs_key(specs), compiled), {})
+    report.clear()
     n_solve = system.nhd + system.nz
     if compiled is False:
         report["interpreted"] = "compiled=False"
@@ -151,7 +158,8 @@ def ode_library(system, specs, compiled="auto"):
     else:
         try:
             lib = library([f], compiled=compiled, jac_sparsity=_sparse_jacobian(f),
-                          what=f"the right-hand side of '{system.name}'", report=report)
+                          what=f"the right-hand side of '{system.name}'", report=report,
+                          background=True)
         except RuntimeError as exc:
             if compiled is True:
                 raise
@@ -190,21 +198,23 @@ def code_stats(system, specs, compiled, nx):
 
 
 def _ode_function(system, specs, compiled):
+    """``(f, is_compiled, pending)``: ``pending`` the Event of a background compile."""
     lib, f = ode_library(system, specs, compiled)
     if lib is not None:
-        return lib.external(f.name(), _FD), True
-    return f, False
+        return lib.external(f.name(), _FD), True, None
+    report = system.__dict__["_ode_why"][(inputs_key(specs), compiled)]
+    return f, False, report.get("pending")
 
 
 def _get_integrator(system, specs, grid, method, rtol, atol, opts, cache=True,
                     compiled="auto"):
     """The integrator over the scaled output ``grid``: cvodes / idas on the (compiled)
     right-hand side of :func:`ode_function`; cheap to build, cached per grid."""
+    f, is_c = ode_function(system, specs, compiled)
     key = (method, tuple(np.round(grid, 14)), inputs_key(specs), rtol, atol,
-           tuple(sorted(opts.items())), compiled)
+           tuple(sorted(opts.items())), compiled, is_c)
     F = system._integrators.get(key) if cache else None
     if F is None:
-        f, _ = ode_function(system, specs, compiled)
         with _LOCK:            # built once, shared: evaluated with call_buffered only
             F = system._integrators.get(key) if cache else None
             if F is None:
@@ -521,6 +531,7 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
     plugin = "idas" if method == "idas" else "cvodes"
     opts, scheme = _scheme(system, specs, x0, _pack(system, t0, grid.t1 - t0, pv, H, K, wc),
                            grid.t1 - t0, method, opts, compiled)
+    code = code_stats(system, specs, compiled, x0.size)      # as the run starts
 
     def finish_stats(st):
         st = {k: v for k, v in st.items() if isinstance(v, (int, float, str, bool))}
@@ -529,7 +540,7 @@ def simulate_smooth(system, t_final, q0=None, v0=None, params=None, inputs=None,
         st.update(scheme)
         if st.get("lmm") == "adams":              # no Newton iteration ran
             st.pop("linear_solver", None)
-        st.update(code_stats(system, specs, compiled, x0.size))
+        st.update(code)
         st.update(rtol=rtol, atol=atol)
         return st
 
