@@ -55,3 +55,21 @@ def test_py_typed_marker_ships_with_the_package():
     with open(REPO / "pyproject.toml", "rb") as fh:
         data = tomllib.load(fh)
     assert "py.typed" in data["tool"]["setuptools"]["package-data"]["mechdae"]
+
+
+def test_component_constructors_are_annotated():
+    from mechdae.components import planar, rotational, spatial, translational
+    missing = []
+    for mod in (planar, spatial, translational, rotational):
+        for name in mod.__all__:
+            cls = getattr(mod, name)
+            if not isinstance(cls, type) or cls.__module__ != mod.__name__ or \
+                    "__init__" not in cls.__dict__:
+                continue
+            hints = typing.get_type_hints(cls.__init__)
+            params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+            missing += [f"{name}({p})" for p in params if p not in hints]
+            if "return" not in hints:
+                missing.append(f"{name} -> ?")
+    assert not missing, missing
+    assert typing.get_type_hints(planar.BodyShape.__init__)["name"] is str

@@ -40,12 +40,15 @@ Example
 >>> m.connect(w.frame, j1.frame_a); m.connect(j1.frame_b, l1.frame_a)
 >>> res = m.compile().simulate(1.0)
 """
+from __future__ import annotations
+
 import math
 import numbers
 
 import casadi as ca
 import numpy as np
 
+from .._typing import Any, Expr, Sequence
 from ..dsl.model import der, placeholder
 from .core import Component, Connector
 from . import rotational as _rot_lib
@@ -164,7 +167,7 @@ class World(Component):
     ``(0, -1)``: -y). Every body of the model takes its weight from the one World."""
     units = {"g": "m/s2", "n": "1"}
 
-    def __init__(self, name, g=9.81, n=(0.0, -1.0)):
+    def __init__(self, name: str, g: Expr = 9.81, n: Sequence[Expr] = (0.0, -1.0)) -> None:
         super().__init__(name)
         self.g = self.parameter("g", g)
         self.n = _unit2(self, "n", n)
@@ -181,7 +184,7 @@ class World(Component):
     def _before_flatten(self, components):
         return _one_world(self, components, "pl")
 
-    def drawing(self):
+    def drawing(self) -> list:
         """The world axes at the origin."""
         return [_shape("axes", self, self.frame)]
 
@@ -201,7 +204,7 @@ class Fixed(Component):
     ``"<path>.r[2]"``, ``"<path>.phi"``)."""
     units = {"r": "m", "phi": "rad"}
 
-    def __init__(self, name, r=(0.0, 0.0), phi=0.0):
+    def __init__(self, name: str, r: Sequence[Expr] = (0.0, 0.0), phi: Expr = 0.0) -> None:
         super().__init__(name)
         self.r = _vec2(self, "r", r)
         self.phi = self.parameter("phi", phi)
@@ -210,7 +213,7 @@ class Fixed(Component):
     def _build_equations(self):
         self.define(self.frame, [*self.r, self.phi])
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A support at the frame."""
         return [_shape("ground", self, self.frame)]
 
@@ -219,7 +222,7 @@ class FixedTranslation(Component):
     """Massless rigid rod: ``frame_b = frame_a + R(phi_a) r``, same angle."""
     units = {"r": "m"}
 
-    def __init__(self, name, r=(1.0, 0.0)):
+    def __init__(self, name: str, r: Sequence[Expr] = (1.0, 0.0)) -> None:
         super().__init__(name)
         self.r = _vec2(self, "r", r)
         self.frame_a = self.connector(Frame, "frame_a")
@@ -228,7 +231,7 @@ class FixedTranslation(Component):
     def _build_equations(self):
         _rigid(self, self.frame_a, self.frame_b, self.r)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A thin rod from frame_a to frame_b."""
         return [_shape("capsule", self, self.frame_a, self.frame_b, rod=True)]
 
@@ -266,7 +269,7 @@ class _Inertial(Component):
     def _before_flatten(self, components):
         return _take_gravity(self, components, World, "pl")
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A capsule from frame_a to frame_b (bodies with two frames) and a sphere at the
         center of mass."""
         out = []
@@ -300,7 +303,7 @@ class Body(_Inertial):
     ``I`` about the center of mass. Flows at ``frame_a``: inertial force minus weight, and
     ``I phi''``. Outputs ``r_cm_x, r_cm_y, v_cm_x, v_cm_y, w``."""
 
-    def __init__(self, name, m=1.0, I=0.1):
+    def __init__(self, name: str, m: Expr = 1.0, I: Expr = 0.1) -> None:
         super().__init__(name)
         self.frame_a = self.connector(Frame, "frame_a")
         self._declare(m, I)
@@ -312,7 +315,8 @@ class BodyShape(_Inertial):
     about the center of mass."""
     units = {"r": "m"}
 
-    def __init__(self, name, r=(1.0, 0.0), r_cm=(0.5, 0.0), m=1.0, I=0.1):
+    def __init__(self, name: str, r: Sequence[Expr] = (1.0, 0.0),
+                 r_cm: Sequence[Expr] = (0.5, 0.0), m: Expr = 1.0, I: Expr = 0.1) -> None:
         super().__init__(name)
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
@@ -328,7 +332,7 @@ class BodyShape(_Inertial):
 class _Joint(Component):
     _frame = Frame                       # the spatial joints reuse this with their frame
 
-    def __init__(self, name, cut=False):
+    def __init__(self, name: str, cut: bool = False) -> None:
         super().__init__(name)
         self.cut = bool(cut)
         self.frame_a = self.connector(self._frame, "frame_a")
@@ -359,7 +363,8 @@ class Revolute(_Joint):
     drives the joint, a spring or damper between ``axis`` and ``support`` acts on ``phi``."""
     units = {"phi": "rad", "w": "rad/s"}
 
-    def __init__(self, name, phi0=0.0, w0=0.0, useAxisFlange=False, cut=False):
+    def __init__(self, name: str, phi0: Expr = 0.0, w0: Expr = 0.0, useAxisFlange: bool = False,
+                 cut: bool = False) -> None:
         super().__init__(name, cut)
         self.phi = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
         if useAxisFlange:
@@ -371,7 +376,7 @@ class Revolute(_Joint):
         self.relation(b.x - a.x, name="cut_x")
         self.relation(b.y - a.y, name="cut_y")
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A pin at the joint (axis z)."""
         return [_shape("joint", self, self.frame_a, style="revolute", axis=(0.0, 0.0, 1.0))]
 
@@ -383,7 +388,8 @@ class Prismatic(_Joint):
     ``support`` (fixed)."""
     units = {"r": "m", "s": "m", "v": "m/s"}
 
-    def __init__(self, name, r=(1.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False, cut=False):
+    def __init__(self, name: str, r: Sequence[Expr] = (1.0, 0.0), s0: Expr = 0.0, v0: Expr = 0.0,
+                 useAxisFlange: bool = False, cut: bool = False) -> None:
         super().__init__(name, cut)
         self.r = _vec2(self, "r", r)
         self.s = self.coordinate("s", default=s0, speed="v", speed_default=v0)
@@ -399,7 +405,7 @@ class Prismatic(_Joint):
         self.relation(b.x - a.x - ex * self.s, name="cut_x")
         self.relation(b.y - a.y - ey * self.s, name="cut_y")
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A slider: the guide from frame_a to frame_b."""
         return [_shape("joint", self, self.frame_a, self.frame_b, style="prismatic")]
 
@@ -410,7 +416,8 @@ class Free(_Joint):
     ``"<path>.phi"`` (speed ``w``). A free body is ``World -> Free -> Body``."""
     units = {"x": "m", "y": "m", "phi": "rad", "vx": "m/s", "vy": "m/s", "w": "rad/s"}
 
-    def __init__(self, name, x0=0.0, y0=0.0, phi0=0.0, vx0=0.0, vy0=0.0, w0=0.0, cut=False):
+    def __init__(self, name: str, x0: Expr = 0.0, y0: Expr = 0.0, phi0: Expr = 0.0,
+                 vx0: Expr = 0.0, vy0: Expr = 0.0, w0: Expr = 0.0, cut: bool = False) -> None:
         super().__init__(name, cut)
         self._q = [self.coordinate("x", default=x0, speed="vx", speed_default=vx0),
                    self.coordinate("y", default=y0, speed="vy", speed_default=vy0),
@@ -444,7 +451,7 @@ class _LineForce(Component):
         """Connector flows of a world-resolved force ``F`` at the frame origin."""
         return [F[0], F[1], 0.0]
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         a = self.frame_a = self.connector(self._frame, "frame_a")
         b = self.frame_b = self.connector(self._frame, "frame_b")
@@ -470,7 +477,7 @@ class _LineForce(Component):
 
     _look = ("spring",)                  # Damper: ("damper",); SpringDamper: both
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A coil (spring) and/or a dashpot (damper) between the frame origins."""
         return [_shape(k, self, self.frame_a, self.frame_b) for k in self._look]
 
@@ -479,7 +486,7 @@ class Spring(_LineForce):
     """Linear spring between the frame origins: ``f = c (s_rel - s_rel0)`` (tension
     positive), potential energy ``c/2 (s_rel - s_rel0)^2``."""
 
-    def __init__(self, name, c=1.0, s_rel0=0.0):
+    def __init__(self, name: str, c: Expr = 1.0, s_rel0: Expr = 0.0) -> None:
         super().__init__(name)
         c = self.parameter("c", c)
         s0 = self.parameter(self._s0, s_rel0)
@@ -490,7 +497,7 @@ class Spring(_LineForce):
 class Damper(_LineForce):
     """Linear damper between the frame origins: ``f = d v_rel``."""
 
-    def __init__(self, name, d=0.0):
+    def __init__(self, name: str, d: Expr = 0.0) -> None:
         super().__init__(name)
         d = self.parameter("d", d)
         self._force(f_d=d * self.v_rel)
@@ -501,7 +508,7 @@ class Damper(_LineForce):
 class SpringDamper(_LineForce):
     """Spring and damper in parallel: ``f = c (s_rel - s_rel0) + d v_rel``."""
 
-    def __init__(self, name, c=1.0, d=0.0, s_rel0=0.0):
+    def __init__(self, name: str, c: Expr = 1.0, d: Expr = 0.0, s_rel0: Expr = 0.0) -> None:
         super().__init__(name)
         c = self.parameter("c", c)
         d = self.parameter("d", d)
@@ -518,7 +525,7 @@ class Force(Component):
     function of t returning both."""
     units = {"force": "N"}
 
-    def __init__(self, name, force=(0.0, 0.0)):
+    def __init__(self, name: str, force: Any = (0.0, 0.0)) -> None:
         super().__init__(name)
         fx, fy = _source(self, force, ("force[1]", "force[2]"))
         self.frame_b = self.frame = self.connector(Frame, "frame_b")
@@ -530,7 +537,7 @@ class Torque(Component):
     ``frame_b``, positive counter-clockwise."""
     units = {"tau": "N.m"}
 
-    def __init__(self, name, tau=0.0):
+    def __init__(self, name: str, tau: Any = 0.0) -> None:
         super().__init__(name)
         tv, = _source(self, tau, ("tau",))
         self.frame_b = self.frame = self.connector(Frame, "frame_b")
@@ -547,8 +554,9 @@ class PointLineContact(Component):
     read from ``res.contact_forces["<path>.contact"]``."""
     units = {"r": "m", "p0": "m", "n": "1", "e": "1", "mu": "1", "e_t": "1", "gap": "m"}
 
-    def __init__(self, name, r=(0.0, 0.0), p0=(0.0, 0.0), n=(0.0, 1.0), e=0.0, mu=0.0,
-                 e_t=0.0):
+    def __init__(self, name: str, r: Sequence[Expr] = (0.0, 0.0), p0: Sequence[Expr] = (0.0, 0.0),
+                 n: Sequence[Expr] = (0.0, 1.0), e: Expr = 0.0, mu: Expr = 0.0,
+                 e_t: Expr = 0.0) -> None:
         super().__init__(name)
         f = self.frame = self.connector(Frame, "frame")
         rx, ry = _vec2(self, "r", r)
@@ -561,7 +569,7 @@ class PointLineContact(Component):
         self.output("gap", nx * dx + ny * dy)
         self.flow(f, None)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """The contact point (red while closed) and the line it touches."""
         p0 = [v for v in _params(self, "p0", 2)]
         return [_shape("point", self, (self.frame, _params(self, "r", 2)),
@@ -587,8 +595,9 @@ class PointPointContact(Component):
     units = {"r_a": "m", "r_b": "m", "radius_a": "m", "radius_b": "m", "e": "1",
              "mu": "1", "e_t": "1", "gap": "m"}
 
-    def __init__(self, name, r_a=(0.0, 0.0), r_b=(0.0, 0.0), radius_a=0.0, radius_b=0.0,
-                 e=0.0, mu=0.0, e_t=0.0):
+    def __init__(self, name: str, r_a: Sequence[Expr] = (0.0, 0.0),
+                 r_b: Sequence[Expr] = (0.0, 0.0), radius_a: Expr = 0.0, radius_b: Expr = 0.0,
+                 e: Expr = 0.0, mu: Expr = 0.0, e_t: Expr = 0.0) -> None:
         super().__init__(name)
         a = self.frame_a = self.connector(Frame, "frame_a")
         b = self.frame_b = self.connector(Frame, "frame_b")
@@ -615,7 +624,7 @@ class PointPointContact(Component):
         self.flow(a, None)
         self.flow(b, None)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """The two disks (points where the radius is 0), red while in contact."""
         from ..simulate.shapes import param_of
         return [_shape("point", self, (f, _params(self, f"r_{k}", 2)),
@@ -630,7 +639,7 @@ class _Relative(Component):
     units = {"phi_rel": "rad", "x_rel": "m", "y_rel": "m", "vx_rel": "m/s", "vy_rel": "m/s",
              "w_rel": "rad/s", "r_rel": "m", "v_rel": "m/s"}
 
-    def __init__(self, name, resolveInFrame="frame_a"):
+    def __init__(self, name: str, resolveInFrame: str = "frame_a") -> None:
         super().__init__(name)
         if resolveInFrame not in ("frame_a", "world"):
             raise ValueError(f"{type(self).__name__} '{name}': resolveInFrame="
@@ -646,7 +655,7 @@ class _Relative(Component):
 class RelativeAngle(_Relative):
     """Output ``phi_rel = frame_b.phi - frame_a.phi`` (no force)."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         self.output("phi_rel", self.frame_b.phi - self.frame_a.phi)
 
@@ -655,7 +664,7 @@ class RelativePosition(_Relative):
     """Outputs ``x_rel, y_rel`` (position of frame_b's origin from frame_a's, resolved in
     ``resolveInFrame``: ``"frame_a"`` (default) or ``"world"``) and ``phi_rel``."""
 
-    def __init__(self, name, resolveInFrame="frame_a"):
+    def __init__(self, name: str, resolveInFrame: str = "frame_a") -> None:
         super().__init__(name, resolveInFrame)
         a, b = self.frame_a, self.frame_b
         x, y = self._vec((b.x - a.x, b.y - a.y))
@@ -668,7 +677,7 @@ class RelativeVelocity(_Relative):
     """Outputs ``vx_rel, vy_rel`` (rate of the relative position, resolved in
     ``resolveInFrame`` after differentiation in the world) and ``w_rel``."""
 
-    def __init__(self, name, resolveInFrame="frame_a"):
+    def __init__(self, name: str, resolveInFrame: str = "frame_a") -> None:
         super().__init__(name, resolveInFrame)
         a, b = self.frame_a, self.frame_b
         vx, vy = self._vec((der(b.x) - der(a.x), der(b.y) - der(a.y)))

@@ -7,6 +7,9 @@ kinematic relation (substituted in a tree, a constraint in a loop). Inertia, Spr
 SpringDamper, Fixed and Torque declare their equations only when the generic flattening
 reads them (:mod:`.flatten.network`: built once per class).
 """
+from __future__ import annotations
+
+from .._typing import Any, Expr
 from ..dsl.model import der
 from .core import Component, Connector, LazyEquations
 
@@ -37,7 +40,7 @@ class Inertia(LazyEquations, Component):
     units = {"J": "kg.m2", "phi": "rad", "w": "rad/s", "a": "rad/s2"}
     _template = True
 
-    def __init__(self, name, J=1.0, phi=0.0, w=0.0):
+    def __init__(self, name: str, J: Expr = 1.0, phi: Expr = 0.0, w: Expr = 0.0) -> None:
         super().__init__(name)
         self._J = self.parameter("J", J)
         self._phi = self.coordinate("phi", default=phi, speed="w", speed_default=w)
@@ -51,7 +54,7 @@ class Inertia(LazyEquations, Component):
         self.kinetic_energy(0.5 * self._J * der(phi) ** 2)
         self.output("a", der(der(phi)))
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A disc with a spoke turned by ``phi`` (both flanges on one shaft)."""
         return [_shape("rotor", self, self.flange_a, self.flange_b)]
 
@@ -62,14 +65,14 @@ class _Compliant(LazyEquations, Component):
     units = {"phi_rel": "rad", "w_rel": "rad/s", "tau": "N.m", "c": "N.m/rad",
              "phi_rel0": "rad", "d": "N.m.s/rad", "lossPower": "W"}
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         self.flange_a = self.connector(Flange, "flange_a")
         self.flange_b = self.connector(Flange, "flange_b")
 
     _look = ("spring",)                  # Damper: ("damper",); SpringDamper: both
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A coil (spring) and/or a dashpot (damper) between the shafts of the flanges."""
         return [_shape(k, self, self.flange_a, self.flange_b) for k in self._look]
 
@@ -104,7 +107,7 @@ class Spring(_Compliant):
     """Linear torsion spring ``tau = c (phi_rel - phi_rel0)``."""
     _template = True
 
-    def __init__(self, name, c=1.0, phi_rel0=0.0):
+    def __init__(self, name: str, c: Expr = 1.0, phi_rel0: Expr = 0.0) -> None:
         super().__init__(name)
         self._c = self.parameter("c", c)
         self._p0 = self.parameter("phi_rel0", phi_rel0)
@@ -121,7 +124,7 @@ class Damper(_Compliant):
     _template = True
     _look = ("damper",)
 
-    def __init__(self, name, d=0.0):
+    def __init__(self, name: str, d: Expr = 0.0) -> None:
         super().__init__(name)
         self._d = self.parameter("d", d)
 
@@ -136,7 +139,7 @@ class SpringDamper(_Compliant):
     _template = True
     _look = ("spring", "damper")
 
-    def __init__(self, name, c=1.0, d=0.0, phi_rel0=0.0):
+    def __init__(self, name: str, c: Expr = 1.0, d: Expr = 0.0, phi_rel0: Expr = 0.0) -> None:
         super().__init__(name)
         self._c = self.parameter("c", c)
         self._d = self.parameter("d", d)
@@ -154,7 +157,7 @@ class Fixed(LazyEquations, Component):
     units = {"phi0": "rad"}
     _template = True
 
-    def __init__(self, name, phi0=0.0):
+    def __init__(self, name: str, phi0: Expr = 0.0) -> None:
         super().__init__(name)
         self._p0 = self.parameter("phi0", phi0)
         self.flange = self.connector(Flange, "flange")
@@ -162,7 +165,7 @@ class Fixed(LazyEquations, Component):
     def _build_equations(self):
         self.define(self.flange, self._p0)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A support at the flange."""
         return [_shape("ground", self, self.flange)]
 
@@ -172,7 +175,7 @@ class Torque(LazyEquations, Component):
     positive direction (``flange.tau = -tau``)."""
     units = {"tau": "N.m"}
 
-    def __init__(self, name, tau=0.0):
+    def __init__(self, name: str, tau: Any = 0.0) -> None:
         super().__init__(name)
         self._value = self.signal("tau", tau)
         self.flange = self.connector(Flange, "flange")
@@ -187,7 +190,7 @@ class IdealGear(Component):
     ``ratio * flange_a.tau + flange_b.tau = 0`` (no losses, no inertia)."""
     units = {"ratio": "1", "phi_a": "rad", "phi_b": "rad"}
 
-    def __init__(self, name, ratio=1.0):
+    def __init__(self, name: str, ratio: Expr = 1.0) -> None:
         super().__init__(name)
         r = self.parameter("ratio", ratio)
         a = self.connector(Flange, "flange_a")
@@ -196,7 +199,7 @@ class IdealGear(Component):
         self.output("phi_a", a.phi)
         self.output("phi_b", b.phi)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A shaft between the two sides."""
         return [_shape("capsule", self, self.flange_a, self.flange_b, rod=True)]
 
@@ -206,7 +209,7 @@ class Position(Component):
     is also defined by an inertia)."""
     units = {"phi_ref": "rad"}
 
-    def __init__(self, name, phi_ref=0.0):
+    def __init__(self, name: str, phi_ref: Any = 0.0) -> None:
         super().__init__(name)
         pv = self.signal("phi_ref", phi_ref)
         self.flange = self.connector(Flange, "flange")
@@ -217,7 +220,7 @@ class AngleSensor(Component):
     """Ideal sensor: output ``phi`` (no torque)."""
     units = {"phi": "rad"}
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         self.flange = self.connector(Flange, "flange")
         self.output("phi", self.flange.phi)
@@ -227,7 +230,7 @@ class SpeedSensor(Component):
     """Ideal sensor: output ``w = der(flange.phi)`` (no torque)."""
     units = {"w": "rad/s"}
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         self.flange = self.connector(Flange, "flange")
         self.output("w", der(self.flange.phi))
@@ -237,7 +240,7 @@ class TorqueSensor(Component):
     """Rigid connection measuring the torque ``tau = flange_a.tau`` transmitted a -> b."""
     units = {"tau": "N.m"}
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         a = self.connector(Flange, "flange_a")
         b = self.connector(Flange, "flange_b")

@@ -41,11 +41,14 @@ Example
 >>> m.connect(w.frame, j.frame_a); m.connect(j.frame_b, b.frame_a)
 >>> res = m.compile().simulate(0.1, v0={"j.wz": 50.0})
 """
+from __future__ import annotations
+
 import math
 
 import casadi as ca
 import numpy as np
 
+from .._typing import Any, Expr, Optional, Sequence
 from ..dsl.bodies import quaternion_rates
 from ..dsl.model import der, placeholder
 from .core import Component, Connector
@@ -191,7 +194,7 @@ class World(Component):
     acceleration ``g`` (parameter ``"<path>.g"``) along ``n`` (default ``(0, 0, -1)``)."""
     units = {"g": "m/s2", "n": "1"}
 
-    def __init__(self, name, g=9.81, n=(0.0, 0.0, -1.0)):
+    def __init__(self, name: str, g: Expr = 9.81, n: Sequence[Expr] = (0.0, 0.0, -1.0)) -> None:
         super().__init__(name)
         self.g = self.parameter("g", g)
         self.n = _unit(self, "n", n, 3)
@@ -207,7 +210,7 @@ class World(Component):
     def _before_flatten(self, components):
         return _pl._one_world(self, components, "sp")
 
-    def drawing(self):
+    def drawing(self) -> list:
         """The world axes at the origin."""
         return [_shape("axes", self, self.frame)]
 
@@ -216,7 +219,8 @@ class Fixed(Component):
     """A frame fixed in the world at ``r``, rotated by ``angle`` (parameter) about ``n``."""
     units = {"r": "m", "n": "1", "angle": "rad"}
 
-    def __init__(self, name, r=(0.0, 0.0, 0.0), n=(0.0, 0.0, 1.0), angle=0.0):
+    def __init__(self, name: str, r: Sequence[Expr] = (0.0, 0.0, 0.0),
+                 n: Sequence[Expr] = (0.0, 0.0, 1.0), angle: Expr = 0.0) -> None:
         super().__init__(name)
         self.r = _vec3(self, "r", r)
         self.n = _unit(self, "n", n, 3)
@@ -226,7 +230,7 @@ class Fixed(Component):
     def _build_equations(self):
         self.define(self.frame, _frame_values(self.r, axis_rotation(self.n, self.angle)))
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A support at the frame."""
         return [_shape("ground", self, self.frame)]
 
@@ -235,7 +239,7 @@ class FixedTranslation(Component):
     """Massless rigid rod: ``frame_b`` at ``r`` from ``frame_a`` (in frame_a), same axes."""
     units = {"r": "m"}
 
-    def __init__(self, name, r=(1.0, 0.0, 0.0)):
+    def __init__(self, name: str, r: Sequence[Expr] = (1.0, 0.0, 0.0)) -> None:
         super().__init__(name)
         self.r = _vec3(self, "r", r)
         self.frame_a = self.connector(Frame, "frame_a")
@@ -244,7 +248,7 @@ class FixedTranslation(Component):
     def _build_equations(self):
         _moving(self, self.frame_a, self.frame_b, self.r, ca.SX.eye(3))
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A thin rod from frame_a to frame_b."""
         return [_shape("capsule", self, self.frame_a, self.frame_b, rod=True)]
 
@@ -254,7 +258,8 @@ class FixedRotation(Component):
     (parameter) about ``n`` (resolved in frame_a)."""
     units = {"r": "m", "n": "1", "angle": "rad"}
 
-    def __init__(self, name, r=(0.0, 0.0, 0.0), n=(0.0, 0.0, 1.0), angle=0.0):
+    def __init__(self, name: str, r: Sequence[Expr] = (0.0, 0.0, 0.0),
+                 n: Sequence[Expr] = (0.0, 0.0, 1.0), angle: Expr = 0.0) -> None:
         super().__init__(name)
         self.r = _vec3(self, "r", r)
         self.n = _unit(self, "n", n, 3)
@@ -265,7 +270,7 @@ class FixedRotation(Component):
     def _build_equations(self):
         _moving(self, self.frame_a, self.frame_b, self.r, axis_rotation(self.n, self.angle))
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A thin rod from frame_a to frame_b and frame_b's axes."""
         return [_shape("capsule", self, self.frame_a, self.frame_b, rod=True),
                 _shape("axes", self, self.frame_b)]
@@ -331,7 +336,7 @@ class _Inertial(Component):
     def _before_flatten(self, components):
         return _take_gravity(self, components, World, "sp")
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A capsule from frame_a to frame_b (bodies with two frames; a box or cylinder
         for BodyBox, BodyCylinder) and a sphere at the center of mass."""
         out = []
@@ -355,7 +360,8 @@ class Body(_Inertial):
     ``r_cm_0[i]``, ``v_cm_0[i]`` (center of mass, world) and ``w_a[i]`` (angular velocity
     in frame_a)."""
 
-    def __init__(self, name, m=1.0, I=0.1, r_cm=(0.0, 0.0, 0.0)):
+    def __init__(self, name: str, m: Expr = 1.0, I: Any = 0.1,
+                 r_cm: Sequence[Expr] = (0.0, 0.0, 0.0)) -> None:
         super().__init__(name)
         self.frame_a = self.connector(Frame, "frame_a")
         self._declare(m, I, _vec3(self, "r_cm", r_cm))
@@ -365,7 +371,8 @@ class BodyShape(_Inertial):
     """Rigid body with two frames: ``frame_b`` at ``r`` from ``frame_a`` (same axes), center
     of mass at ``r_cm``; ``m``, ``I`` as :class:`Body`."""
 
-    def __init__(self, name, r=(1.0, 0.0, 0.0), r_cm=(0.5, 0.0, 0.0), m=1.0, I=0.1):
+    def __init__(self, name: str, r: Sequence[Expr] = (1.0, 0.0, 0.0),
+                 r_cm: Sequence[Expr] = (0.5, 0.0, 0.0), m: Expr = 1.0, I: Any = 0.1) -> None:
         super().__init__(name)
         self.frame_a = self.connector(Frame, "frame_a")
         self.frame_b = self.connector(Frame, "frame_b")
@@ -397,8 +404,9 @@ class BodyBox(BodyShape):
     width), ``density`` (kg/m^3, steel by default); ``m`` and ``I`` computed (MSL
     BodyBox)."""
 
-    def __init__(self, name, r=(0.1, 0.0, 0.0), width=None, height=None,
-                 widthDirection=(0.0, 1.0, 0.0), density=7700.0):
+    def __init__(self, name: str, r: Sequence[Expr] = (0.1, 0.0, 0.0), width: Optional[float] = None,
+                 height: Optional[float] = None, widthDirection: Sequence[Expr] = (0.0, 1.0, 0.0),
+                 density: Expr = 7700.0) -> None:
         L, E = _box_axes(r, widthDirection)
         w = L / 10 if width is None else float(width)
         h = w if height is None else float(height)
@@ -416,8 +424,9 @@ class BodyCylinder(BodyShape):
     """Homogeneous (hollow) cylinder from ``frame_a`` to ``frame_a + r``: ``diameter``,
     ``innerDiameter``, ``density``; ``m`` and ``I`` computed (MSL BodyCylinder)."""
 
-    def __init__(self, name, r=(0.1, 0.0, 0.0), diameter=None, innerDiameter=0.0,
-                 density=7700.0):
+    def __init__(self, name: str, r: Sequence[Expr] = (0.1, 0.0, 0.0),
+                 diameter: Optional[float] = None, innerDiameter: Expr = 0.0,
+                 density: Expr = 7700.0) -> None:
         L, E = _box_axes(r, (0.0, 1.0, 0.0))
         d = L / 5 if diameter is None else float(diameter)
         di = float(innerDiameter)
@@ -465,7 +474,8 @@ class Revolute(_Joint):
     ``axis`` and ``support`` for drives, springs and dampers on ``phi``."""
     units = {"n": "1", "phi": "rad", "w": "rad/s"}
 
-    def __init__(self, name, n=(0.0, 0.0, 1.0), phi0=0.0, w0=0.0, useAxisFlange=False, cut=False):
+    def __init__(self, name: str, n: Sequence[Expr] = (0.0, 0.0, 1.0), phi0: Expr = 0.0,
+                 w0: Expr = 0.0, useAxisFlange: bool = False, cut: bool = False) -> None:
         super().__init__(name, cut)
         self.n = _unit(self, "n", n, 3)
         self.phi = self.coordinate("phi", default=phi0, speed="w", speed_default=w0)
@@ -477,7 +487,7 @@ class Revolute(_Joint):
                 closure=_hinge_closure(self.frame_a, self.frame_b, self.n, self.phi),
                 loop_cut=True)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A pin along the axis ``n``."""
         return [_shape("joint", self, self.frame_a, style="revolute",
                        axis=tuple(float(x) for x in self.n))]
@@ -488,7 +498,8 @@ class Prismatic(_Joint):
     ``"<path>.v"``); ``useAxisFlange=True`` adds translational flanges."""
     units = {"n": "1", "s": "m", "v": "m/s"}
 
-    def __init__(self, name, n=(1.0, 0.0, 0.0), s0=0.0, v0=0.0, useAxisFlange=False, cut=False):
+    def __init__(self, name: str, n: Sequence[Expr] = (1.0, 0.0, 0.0), s0: Expr = 0.0,
+                 v0: Expr = 0.0, useAxisFlange: bool = False, cut: bool = False) -> None:
         super().__init__(name, cut)
         self.n = _unit(self, "n", n, 3)
         self.s = self.coordinate("s", default=s0, speed="v", speed_default=v0)
@@ -499,7 +510,7 @@ class Prismatic(_Joint):
         _moving(self, self.frame_a, self.frame_b, [float(x) * self.s for x in self.n],
                 ca.SX.eye(3))
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A slider: the guide from frame_a to frame_b."""
         return [_shape("joint", self, self.frame_a, self.frame_b, style="prismatic")]
 
@@ -508,7 +519,8 @@ class Cylindrical(_Joint):
     """Translation ``"<path>.s"`` along and rotation ``"<path>.phi"`` about ``n``."""
     units = {"n": "1", "s": "m", "v": "m/s", "phi": "rad", "w": "rad/s"}
 
-    def __init__(self, name, n=(1.0, 0.0, 0.0), s0=0.0, v0=0.0, phi0=0.0, w0=0.0, cut=False):
+    def __init__(self, name: str, n: Sequence[Expr] = (1.0, 0.0, 0.0), s0: Expr = 0.0,
+                 v0: Expr = 0.0, phi0: Expr = 0.0, w0: Expr = 0.0, cut: bool = False) -> None:
         super().__init__(name, cut)
         self.n = _unit(self, "n", n, 3)
         s = self.coordinate("s", default=s0, speed="v", speed_default=v0)
@@ -517,7 +529,7 @@ class Cylindrical(_Joint):
                 axis_rotation(self.n, phi),
                 closure=_hinge_closure(self.frame_a, self.frame_b, self.n, phi))
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A slider along ``n`` with a pin at frame_b."""
         return [_shape("joint", self, self.frame_a, self.frame_b, style="prismatic"),
                 _shape("joint", self, self.frame_b, style="revolute",
@@ -529,8 +541,9 @@ class Universal(_Joint):
     ``"<path>.phi_b"`` about ``n_b`` (the rotated frame); ``n_a`` and ``n_b`` orthogonal."""
     units = {"phi_a": "rad", "phi_b": "rad", "w_a": "rad/s", "w_b": "rad/s"}
 
-    def __init__(self, name, n_a=(1.0, 0.0, 0.0), n_b=(0.0, 1.0, 0.0), phi_a0=0.0, phi_b0=0.0,
-                 w_a0=0.0, w_b0=0.0, cut=False):
+    def __init__(self, name: str, n_a: Sequence[Expr] = (1.0, 0.0, 0.0),
+                 n_b: Sequence[Expr] = (0.0, 1.0, 0.0), phi_a0: Expr = 0.0, phi_b0: Expr = 0.0,
+                 w_a0: Expr = 0.0, w_b0: Expr = 0.0, cut: bool = False) -> None:
         super().__init__(name, cut)
         na, nb = _unit(self, "n_a", n_a, 3), _unit(self, "n_b", n_b, 3)
         if abs(float(na @ nb)) > 1e-9:
@@ -541,7 +554,7 @@ class Universal(_Joint):
         _moving(self, self.frame_a, self.frame_b, [0.0] * 3,
                 ca.mtimes(axis_rotation(na, pa), axis_rotation(nb, pb)))
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A ball (the cross of a Cardan joint drawn as its center)."""
         return [_shape("joint", self, self.frame_a, style="ball")]
 
@@ -552,14 +565,15 @@ class Spherical(_Joint):
     :func:`quaternion`), relative angular velocity ``"<path>.wx", ".wy", ".wz"`` in frame_b
     (start ``w0``)."""
 
-    def __init__(self, name, n=(0.0, 0.0, 1.0), angle0=0.0, w0=(0.0, 0.0, 0.0), cut=False):
+    def __init__(self, name: str, n: Sequence[Expr] = (0.0, 0.0, 1.0), angle0: Expr = 0.0,
+                 w0: Sequence[Expr] = (0.0, 0.0, 0.0), cut: bool = False) -> None:
         super().__init__(name, cut)
         self._R_rel = self._quaternion(n, angle0, w0)
 
     def _build_equations(self):
         _moving(self, self.frame_a, self.frame_b, [0.0] * 3, self._R_rel)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A ball at the joint."""
         return [_shape("joint", self, self.frame_a, style="ball")]
 
@@ -570,8 +584,10 @@ class FreeMotion(_Joint):
     :class:`Spherical` (``q0..q3``, ``wx, wy, wz``). A free body is
     ``World -> FreeMotion -> Body``."""
 
-    def __init__(self, name, r0=(0.0, 0.0, 0.0), v0=(0.0, 0.0, 0.0), n=(0.0, 0.0, 1.0),
-                 angle0=0.0, w0=(0.0, 0.0, 0.0), cut=False):
+    def __init__(self, name: str, r0: Sequence[Expr] = (0.0, 0.0, 0.0),
+                 v0: Sequence[Expr] = (0.0, 0.0, 0.0), n: Sequence[Expr] = (0.0, 0.0, 1.0),
+                 angle0: Expr = 0.0, w0: Sequence[Expr] = (0.0, 0.0, 0.0),
+                 cut: bool = False) -> None:
         super().__init__(name, cut)
         r0, v0 = _three(self, "r0", r0), _three(self, "v0", v0)
         self._x = [self.coordinate(a, default=float(r0[k]), speed=f"v{a}",
@@ -602,7 +618,7 @@ class Spring(_Line, _pl.Spring):
     """Linear spring between the frame origins: ``f = c (s_rel - s_unstretched)`` (tension
     positive); outputs ``s_rel``, ``v_rel``, ``f``."""
 
-    def __init__(self, name, c=1.0, s_unstretched=0.0):
+    def __init__(self, name: str, c: Expr = 1.0, s_unstretched: Expr = 0.0) -> None:
         super().__init__(name, c, s_unstretched)
 
 
@@ -613,7 +629,7 @@ class Damper(_Line, _pl.Damper):
 class SpringDamper(_Line, _pl.SpringDamper):
     """Spring and damper in parallel: ``f = c (s_rel - s_unstretched) + d v_rel``."""
 
-    def __init__(self, name, c=1.0, d=0.0, s_unstretched=0.0):
+    def __init__(self, name: str, c: Expr = 1.0, d: Expr = 0.0, s_unstretched: Expr = 0.0) -> None:
         super().__init__(name, c, d, s_unstretched)
 
 
@@ -623,7 +639,8 @@ class WorldForce(Component):
     ``"<path>.force[i]"``), expressions or functions of t."""
     units = {"force": "N"}
 
-    def __init__(self, name, force=(0.0, 0.0, 0.0), resolveInFrame="world"):
+    def __init__(self, name: str, force: Any = (0.0, 0.0, 0.0),
+                 resolveInFrame: str = "world") -> None:
         super().__init__(name)
         F = ca.vertcat(*_source(self, force, ("force[1]", "force[2]", "force[3]")))
         self.frame_b = self.frame = self.connector(Frame, "frame_b")
@@ -636,7 +653,8 @@ class WorldTorque(Component):
     frame_b (``resolveInFrame``)."""
     units = {"torque": "N.m"}
 
-    def __init__(self, name, torque=(0.0, 0.0, 0.0), resolveInFrame="world"):
+    def __init__(self, name: str, torque: Any = (0.0, 0.0, 0.0),
+                 resolveInFrame: str = "world") -> None:
         super().__init__(name)
         tq = ca.vertcat(*_source(self, torque, ("torque[1]", "torque[2]", "torque[3]")))
         self.frame_b = self.frame = self.connector(Frame, "frame_b")
@@ -664,8 +682,9 @@ class PointPlaneContact(Component):
     units = {"r": "m", "radius": "m", "p0": "m", "n": "1", "e": "1", "mu": "1", "e_t": "1",
              "gap": "m"}
 
-    def __init__(self, name, r=(0.0, 0.0, 0.0), radius=0.0, p0=(0.0, 0.0, 0.0),
-                 n=(0.0, 0.0, 1.0), e=0.0, mu=0.0, e_t=0.0):
+    def __init__(self, name: str, r: Sequence[Expr] = (0.0, 0.0, 0.0), radius: Expr = 0.0,
+                 p0: Sequence[Expr] = (0.0, 0.0, 0.0), n: Sequence[Expr] = (0.0, 0.0, 1.0),
+                 e: Expr = 0.0, mu: Expr = 0.0, e_t: Expr = 0.0) -> None:
         super().__init__(name)
         f = self.frame = self.connector(Frame, "frame")
         rp = ca.vertcat(*_vec3(self, "r", r))
@@ -689,7 +708,7 @@ class PointPlaneContact(Component):
         self.output("gap", gap)
         self.flow(f, None)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """The contact sphere or point (red while closed) and the plane it touches."""
         from ..simulate.shapes import param_of
         return [_shape("point", self, (self.frame, _params(self, "r", 3)),
@@ -708,8 +727,9 @@ class PointPointContact(Component):
     units = {"r_a": "m", "r_b": "m", "radius_a": "m", "radius_b": "m", "e": "1", "mu": "1",
              "gap": "m"}
 
-    def __init__(self, name, r_a=(0.0, 0.0, 0.0), r_b=(0.0, 0.0, 0.0), radius_a=0.0,
-                 radius_b=0.0, e=0.0, mu=0.0):
+    def __init__(self, name: str, r_a: Sequence[Expr] = (0.0, 0.0, 0.0),
+                 r_b: Sequence[Expr] = (0.0, 0.0, 0.0), radius_a: Expr = 0.0, radius_b: Expr = 0.0,
+                 e: Expr = 0.0, mu: Expr = 0.0) -> None:
         super().__init__(name)
         if not (_is_number(mu) and mu == 0.0):
             raise ValueError(f"PointPointContact '{name}': mu={mu!r}; friction between two "
@@ -727,7 +747,7 @@ class PointPointContact(Component):
         self.flow(a, None)
         self.flow(b, None)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """The two spheres (points where the radius is 0), red while in contact."""
         from ..simulate.shapes import param_of
         return [_shape("point", self, (f, _params(self, f"r_{k}", 3)),
@@ -749,7 +769,7 @@ class _Relative(_pl._Relative):
 class RelativePosition(_Relative):
     """Outputs ``r_rel[i]``: frame_b's origin from frame_a's (in frame_a or the world)."""
 
-    def __init__(self, name, resolveInFrame="frame_a"):
+    def __init__(self, name: str, resolveInFrame: str = "frame_a") -> None:
         super().__init__(name, resolveInFrame)
         self._out("r_rel", self.frame_b.r - self.frame_a.r)
 
@@ -758,7 +778,7 @@ class RelativeVelocity(_Relative):
     """Outputs ``v_rel[i]``: rate of the relative position (differentiated in the world,
     then resolved)."""
 
-    def __init__(self, name, resolveInFrame="frame_a"):
+    def __init__(self, name: str, resolveInFrame: str = "frame_a") -> None:
         super().__init__(name, resolveInFrame)
         self._out("v_rel", der(self.frame_b.r) - der(self.frame_a.r))
 
@@ -767,7 +787,7 @@ class RelativeAngularVelocity(_Relative):
     """Outputs ``w_rel[i]``: angular velocity of frame_b relative to frame_a."""
     units = {"w_rel": "rad/s"}
 
-    def __init__(self, name, resolveInFrame="frame_a"):
+    def __init__(self, name: str, resolveInFrame: str = "frame_a") -> None:
         super().__init__(name, resolveInFrame)
         a, b = self.frame_a, self.frame_b
         w = ca.mtimes(b.R, b.angular_velocity()) - ca.mtimes(a.R, a.angular_velocity())

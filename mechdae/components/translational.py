@@ -7,6 +7,9 @@ Mass, Spring, Damper, SpringDamper, Fixed and Force declare their equations only
 generic flattening reads them (:mod:`.flatten.network`: a network of them alone is
 written directly in the masses' positions, each class's equations built once).
 """
+from __future__ import annotations
+
+from .._typing import Any, Expr
 from ..dsl.model import der
 from .core import Component, Connector, LazyEquations
 
@@ -36,7 +39,8 @@ class Mass(LazyEquations, Component):
     units = {"m": "kg", "L": "m", "s": "m", "v": "m/s", "a": "m/s2"}
     _template = True
 
-    def __init__(self, name, m=1.0, L=0.0, s=0.0, v=0.0):
+    def __init__(self, name: str, m: Expr = 1.0, L: Expr = 0.0, s: Expr = 0.0,
+                 v: Expr = 0.0) -> None:
         super().__init__(name)
         self._m = self.parameter("m", m)
         self._L = self.parameter("L", L)
@@ -51,7 +55,7 @@ class Mass(LazyEquations, Component):
         self.kinetic_energy(0.5 * self._m * der(s) ** 2)
         self.output("a", der(der(s)))
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A block from flange_a to flange_b on the line of its network."""
         return [_shape("block", self, self.flange_a, self.flange_b)]
 
@@ -61,14 +65,14 @@ class _Compliant(LazyEquations, Component):
     units = {"s_rel": "m", "v_rel": "m/s", "f": "N", "c": "N/m", "s_rel0": "m", "d": "N.s/m",
              "lossPower": "W"}
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         self.flange_a = self.connector(Flange, "flange_a")
         self.flange_b = self.connector(Flange, "flange_b")
 
     _look = ("spring",)                  # Damper: ("damper",); SpringDamper: both
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A coil (spring) and/or a dashpot (damper) between the flanges."""
         return [_shape(k, self, self.flange_a, self.flange_b) for k in self._look]
 
@@ -91,7 +95,7 @@ class Spring(_Compliant):
     """Linear spring ``f = c (s_rel - s_rel0)`` (potential energy ``c/2 (s_rel - s_rel0)^2``)."""
     _template = True
 
-    def __init__(self, name, c=1.0, s_rel0=0.0):
+    def __init__(self, name: str, c: Expr = 1.0, s_rel0: Expr = 0.0) -> None:
         super().__init__(name)
         self._c = self.parameter("c", c)
         self._s0 = self.parameter("s_rel0", s_rel0)
@@ -111,7 +115,7 @@ class Damper(_Compliant):
     _template = True
     _look = ("damper",)
 
-    def __init__(self, name, d=0.0):
+    def __init__(self, name: str, d: Expr = 0.0) -> None:
         super().__init__(name)
         self._d = self.parameter("d", d)
 
@@ -130,7 +134,7 @@ class SpringDamper(_Compliant):
     _template = True
     _look = ("spring", "damper")
 
-    def __init__(self, name, c=1.0, d=0.0, s_rel0=0.0):
+    def __init__(self, name: str, c: Expr = 1.0, d: Expr = 0.0, s_rel0: Expr = 0.0) -> None:
         super().__init__(name)
         self._c = self.parameter("c", c)
         self._d = self.parameter("d", d)
@@ -155,7 +159,7 @@ class Fixed(LazyEquations, Component):
     units = {"s0": "m"}
     _template = True
 
-    def __init__(self, name, s0=0.0):
+    def __init__(self, name: str, s0: Expr = 0.0) -> None:
         super().__init__(name)
         self._s0 = self.parameter("s0", s0)
         self.flange = self.connector(Flange, "flange")
@@ -163,7 +167,7 @@ class Fixed(LazyEquations, Component):
     def _build_equations(self):
         self.define(self.flange, self._s0)
 
-    def drawing(self):
+    def drawing(self) -> list:
         """A support at the flange."""
         return [_shape("ground", self, self.flange)]
 
@@ -173,7 +177,7 @@ class Force(LazyEquations, Component):
     flange in the positive direction (``flange.f = -f``)."""
     units = {"f": "N"}
 
-    def __init__(self, name, f=0.0):
+    def __init__(self, name: str, f: Any = 0.0) -> None:
         super().__init__(name)
         self._value = self.signal("f", f)
         self.flange = self.connector(Flange, "flange")
@@ -188,7 +192,7 @@ class Position(Component):
     also defined by a mass: stabilized like every holonomic constraint)."""
     units = {"s_ref": "m"}
 
-    def __init__(self, name, s_ref=0.0):
+    def __init__(self, name: str, s_ref: Any = 0.0) -> None:
         super().__init__(name)
         sv = self.signal("s_ref", s_ref)
         self.flange = self.connector(Flange, "flange")
@@ -199,7 +203,7 @@ class PositionSensor(Component):
     """Ideal sensor: output ``s`` of the flange (no force)."""
     units = {"s": "m"}
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         self.flange = self.connector(Flange, "flange")
         self.output("s", self.flange.s)
@@ -209,7 +213,7 @@ class SpeedSensor(Component):
     """Ideal sensor: output ``v = der(flange.s)`` (no force)."""
     units = {"v": "m/s"}
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         self.flange = self.connector(Flange, "flange")
         self.output("v", der(self.flange.s))
@@ -219,7 +223,7 @@ class ForceSensor(Component):
     """Rigid connection measuring the force ``f = flange_a.f`` transmitted from a to b."""
     units = {"f": "N"}
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         super().__init__(name)
         a = self.connector(Flange, "flange_a")
         b = self.connector(Flange, "flange_b")
