@@ -257,8 +257,10 @@ def _placement(scene, cmd, Path):
     T = _T(-centre, R)
     shift = _T(-centre, np.eye(3))
     d = 0.9 * scene.scale
-    cam = cmd.SetProperty("position", [1.2 * d, 0.6 * d, 1.2 * d],
-                          Path(("Cameras", "default", "rotated", "<object>")))
+    # the camera's axes are three.js' (y up): a planar scene seen from the front (-y of
+    # the world, the plane of the motion facing the viewer), a spatial one obliquely
+    where = [0.0, 0.1 * d, 1.4 * d] if scene.dim == 2 else [1.2 * d, 0.6 * d, 1.2 * d]
+    cam = cmd.SetProperty("position", where, Path(("Cameras", "default", "rotated", "<object>")))
     return [cmd.SetTransform(T, Path(("mechdae",))), cmd.SetTransform(shift, Path(("Grid",))),
             cmd.SetProperty("visible", False, Path(("Axes",))), cam]
 
