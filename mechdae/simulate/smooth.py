@@ -108,8 +108,8 @@ SOLVE_ROWS = 500
 
 
 def _dense_algebra(system, f):
-    """Whether the dense linear algebra of the right-hand side (flops of the LDL of ``M``,
-    ``M^-1 [h, C^T]``, ``S = C M^-1 C^T`` and the regularized solves of ``S``, see
+    """Whether the linear algebra of the right-hand side (flops of the LDL of ``M`` by its
+    nonzeros, ``M^-1 [h, C^T]``, ``S = C M^-1 C^T`` and the regularized solves of ``S``, see
     :func:`mechdae.symbolic.linalg.regularized_solve`) outweighs its scalar instructions
     :data:`DENSE_ALGEBRA` times. That algebra runs as CasADi's own compiled routines when
     interpreted and measured 3x slower as generated C (a chain of 40 four-bar loops, 81
@@ -119,7 +119,9 @@ def _dense_algebra(system, f):
     from ..codegen import instruction_count
     from ..symbolic.linalg import REFINE
     nu, r = system.nu, system.m + system.k
-    flops = nu ** 3 / 3 + r * nu ** 2 + r * r * nu + (REFINE + 1) * (r ** 3 / 3 + r * r)
+    nnz = system.functions["M"].sparsity_out(0).nnz()      # diagonal M (1-D networks): nu
+    flops = (nu * (nnz / max(nu, 1)) ** 2 / 3 + 2 * r * nnz + r * r * nu
+             + (REFINE + 1) * (r ** 3 / 3 + r * r))
     return flops > 1e5 and flops > DENSE_ALGEBRA * instruction_count([f])
 
 
