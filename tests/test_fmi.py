@@ -290,29 +290,45 @@ def _sliding_ball(e, mu, vx0, g=9.81, h=1.0):
     return t, x, vx
 
 
-def test_sliding_ball_sticks_or_ends_the_run_with_the_reason(tmp_path):
+@pytest.mark.parametrize("vx0,mu", [(0.5, 0.3), (5.0, 0.1)])
+def test_ball_thrown_along_the_floor_slides_and_sticks_as_the_closed_form(tmp_path, vx0, mu):
     """Thrown along the floor (friction mu, e = 1/2): each impact takes mu (1 + e) v_n off
-    the sliding speed. Slow enough, it sticks before its impacts accumulate, then rests
-    closed and sticking: the distance slid equals the closed form. Fast, it still slides
-    when they accumulate: a closed sliding contact is not in the FMU, which ends the run at
-    the accumulation time and says why."""
-    for vx0, mu in ((0.5, 0.3), (5.0, 0.1)):
-        s = _ball(0.5, friction=mu)
-        path = str(tmp_path / "slider.fmu")
-        s.export_fmu(path, v0={"der(x)": vx0}, stop_time=3.0)
-        assert validate_fmu(path) == []
-        log = []
-        r = fmpy.simulate_fmu(path, stop_time=3.0, output_interval=0.01,
-                              relative_tolerance=1e-12, output=["y", "x"],
-                              logger=lambda *a: log.append(a[-1].decode()))
-        t_acc, x_acc, vx_acc = _sliding_ball(0.5, mu, vx0)
-        if vx_acc == 0.0:
-            assert r["time"][-1] == pytest.approx(3.0)
-            assert abs(r["x"][-1] - x_acc) < 1e-6 and abs(r["y"][-1]) < 1e-8
-        else:
-            assert abs(r["time"][-1] - t_acc) < 1e-3
-            assert any("'floor'" in m_ and "sliding" in m_ and "terminating" in m_
-                       for m_ in log)
+    the sliding speed. Slow, it sticks at its first impact and rests closed and sticking;
+    fast, it still slides when its impacts accumulate, and then slides closed, decelerating
+    at mu g: x(t) = x_acc + v_acc (t - t_acc) - mu g (t - t_acc)^2 / 2."""
+    g = 9.81
+    s = _ball(0.5, friction=mu)
+    path = str(tmp_path / "slider.fmu")
+    s.export_fmu(path, v0={"der(x)": vx0}, stop_time=3.0)
+    assert validate_fmu(path) == []
+    r = fmpy.simulate_fmu(path, stop_time=3.0, output_interval=0.01, relative_tolerance=1e-12,
+                          output=["y", "x"])
+    t_acc, x_acc, vx_acc = _sliding_ball(0.5, mu, vx0)
+    T = min(3.0 - t_acc, vx_acc / (mu * g))
+    assert r["time"][-1] == pytest.approx(3.0)
+    assert abs(r["x"][-1] - (x_acc + vx_acc * T - 0.5 * mu * g * T ** 2)) < 1e-6
+    assert abs(r["y"][-1]) < 1e-8
+
+
+@pytest.mark.parametrize("kind", ["model-exchange", "co-simulation"])
+def test_box_thrown_along_the_floor_slides_then_sticks(tmp_path, kind):
+    """A box resting on the floor (friction 0.3) thrown at 2 m/s: the contact starts closed
+    and sliding, decelerates at mu g and sticks at t = v / (mu g), x = v^2 / (2 mu g)."""
+    g, mu, v = 9.81, 0.3, 2.0
+    path = str(tmp_path / "box.fmu")
+    _ball(0.5, friction=mu).export_fmu(path, kind=kind, q0={"y": 0.0}, v0={"der(x)": v},
+                                       stop_time=2.0)
+    assert validate_fmu(path) == []
+    log = []
+    r = fmpy.simulate_fmu(path, stop_time=2.0, output_interval=0.01, relative_tolerance=1e-12,
+                          output=["x", "y"], debug_logging=True,
+                          logger=lambda *a: log.append(a[-1].decode()))
+    t = np.asarray(r["time"])
+    ts = v / (mu * g)
+    x = np.where(t < ts, v * t - 0.5 * mu * g * t ** 2, v ** 2 / (2 * mu * g))
+    assert np.max(np.abs(r["x"] - x)) < 1e-8 and np.max(np.abs(r["y"])) < 1e-8
+    sticks = [m_ for m_ in log if "'floor' sticks" in m_]
+    assert len(sticks) == 1 and abs(float(sticks[0].split()[2].rstrip(":")) - ts) < 1e-8
 
 
 def _ball_height(t, g=9.81, e=0.8, h=1.0):

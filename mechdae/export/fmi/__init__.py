@@ -16,12 +16,13 @@ solves the impact problem of the touching contacts with the contact kernel of me
 event engine compiled in (``mdae_impact_solve``: Newton's law, Coulomb friction, several
 contacts at once) and the speeds jump. A contact that comes to rest (impacts
 accumulating: an approach slower than ``rest_velocity``, a bounce below the gap tolerance,
-no separation after the impact, touching at rest at the start) is closed: its normal row
-holds it, and with friction and no tangential motion its tangential rows too (sticking; the
-event engine's stabilization); its normal force and friction margin ``mu lam_n - |lam_t|``
-are its event indicators: it lifts off where the force vanishes. A closed contact that
-would slide (at rest while sliding, or at the edge of its friction cone) is not in the FMU
-yet: that is reported through the FMI logger and ends the run.
+no separation after the impact, touching at the start) is closed: its normal row holds it,
+and with friction its tangential rows too while it sticks, or Coulomb's force acts while it
+slides along its tangent (the event engine's stabilization); its normal force and friction
+margin ``mu lam_n - |lam_t|`` (sticking) or sliding velocity (sliding) are its event
+indicators: it lifts off where the force vanishes, starts to slide at the cone's edge,
+sticks or slides back where it stops. Spatial sliding (two tangents) is not in the FMU
+yet: reported through the FMI logger, it ends the run.
 Co-Simulation FMUs of such models locate the same events inside each communication step
 (the integrator's event location on the indicators) and apply the same event update.
 """
@@ -78,9 +79,7 @@ def export_fmu(system, path, kind="model-exchange", fmi_version=3, q0=None, v0=N
         Tolerances of the Co-Simulation integrator (ignored for Model Exchange).
     rest_velocity : float
         Contacts: a contact approaching slower than this (normal speed) comes to rest: a
-        plastic impact, then the contact is closed (frictionless, or sticking; a closed
-        contact that would slide is reported through the FMI logger and the importer asked
-        to terminate).
+        plastic impact, then the contact is closed (frictionless, sticking or sliding).
 
     Returns
     -------
@@ -218,8 +217,8 @@ def _describe(system, kind, method, rtol, atol):
         text += (f"; contacts {', '.join(system.contact_names)}: gaps are event indicators, "
                  "impacts solved at events by mechdae's mdae_impact_solve (Newton's law, "
                  "Coulomb friction) compiled in; a contact coming to rest is closed "
-                 "(frictionless or sticking) and lifts off where its normal force vanishes; "
-                 "a closed contact that would slide ends the run")
+                 "(frictionless, sticking or sliding along one tangent) and lifts off where "
+                 "its normal force vanishes")
     if kind == "co-simulation":
         text += (f"; Co-Simulation steps: mechdae's {method.upper()} Runge-Kutta integrator "
                  f"(adaptive, rtol={rtol:g}, atol={atol:g}) compiled in, inputs held "

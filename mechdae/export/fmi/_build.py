@@ -62,17 +62,19 @@ def model_functions(system):
 
 
 def mode_function(system, gains):
-    """``mdae_fmu_mode(x, t, p, w, rows) -> (xdot, lam, lam_c)``: the dynamics with the
-    contact rows flagged in ``rows`` (1.0 / 0.0 per row of ``W``) held, stabilized as in the
-    event engine (normal: ``w_n u' = -2 alpha v_n - beta^2 g - dot w_n u``; tangential,
-    sticking: ``w_t u' = -gamma v_t - dot w_t u``), ``lam_c`` their multipliers (forces along
-    ``w^T``; 0 for the rows not held):
+    """``mdae_fmu_mode(x, t, p, w, rows, slide) -> (xdot, lam, lam_c)``: the dynamics with
+    the contact rows flagged in ``rows`` (1.0 / 0.0 per row of ``W``) held, stabilized as in
+    the event engine (normal: ``w_n u' = -2 alpha v_n - beta^2 g - dot w_n u``; tangential,
+    sticking: ``w_t u' = -gamma v_t - dot w_t u``), ``lam_c`` their multipliers (0 for the
+    rows not held). A closed contact sliding along its one tangent (``slide = mu s``,
+    ``s = sign(v_t)``) takes Coulomb's force ``lam_n (w_n - mu s w_t)^T``:
 
-        M u' = h + C^T Lambda + W^T diag(rows) lam_c,
+        M u' = h + C^T Lambda + sum_held (w_r - slide_r w_t,r)^T lam_r,
 
     solved through the Schur complement of the constraint rows (a row not held reads
-    ``lam = 0``), regularized as the smooth right-hand side."""
-    from ...symbolic.linalg import regularized_solve
+    ``lam = 0``; QR: sliding makes it unsymmetric), regularized as the smooth right-hand
+    side."""
+    from ...simulate.event.phase import regularized_solve
     F = system.functions
     nq, nu = system.nq, system.nu
     alpha, beta, gamma = gains
@@ -83,31 +85,35 @@ def mode_function(system, gains):
     M, h = F["M"](q, p), F["h"](q, u, v, z, t, p, w)
     W, Wd, g = F["W"](q, t, p), F["Wdot_u"](q, u, t, p), F["gap"](q, t, p)
     rows = ca.MX.sym("rows", W.shape[0])
+    slide = ca.MX.sym("slide", len(system.contacts))
     Vc = ca.mtimes(W, u) + F["Wt"](q, t, p) if system.rheonomic else ca.mtimes(W, u)
-    target = []
+    target, force = [], []
     for a, c in enumerate(system.contacts):
-        k = len(target)
+        k, nt = len(target), int(c["n_tangent"])
         target.append(-2 * alpha * Vc[k] - beta ** 2 * g[a] - Wd[k])
-        target += [-gamma * Vc[k + 1 + j] - Wd[k + 1 + j] for j in range(int(c["n_tangent"]))]
+        force.append(W[k, :] - slide[a] * W[k + 1, :] if nt == 1 else W[k, :])
+        target += [-gamma * Vc[k + 1 + j] - Wd[k + 1 + j] for j in range(nt)]
+        force += [W[k + 1 + j, :] for j in range(nt)]
     Ac = ca.mtimes(ca.diag(rows), W)
+    Fc = ca.mtimes(ca.diag(rows), ca.vertcat(*force))
     rhs_c = rows * ca.vertcat(*target)
     r = system.m + system.k
     if r:
         y, zc, C, c = F["constraints"](q, u, t, p)
-        A = ca.vertcat(C, Ac)
+        A, Fd = ca.vertcat(C, Ac), ca.vertcat(C, Fc)
         rhs = ca.vertcat(ca.mtimes(ca.DM(system.H), y) + ca.mtimes(ca.DM(system.K), zc) - c,
                          rhs_c)
         free = ca.vertcat(ca.DM.zeros(r, 1), 1 - rows)
     else:
-        A, rhs, free = Ac, rhs_c, 1 - rows
-    X = ca.solve(M, ca.horzcat(h, A.T), "ldl")
-    Mih, MiAt = X[:, 0], X[:, 1:]
-    S = ca.mtimes(A, MiAt) + ca.diag(free)
-    lam = regularized_solve(S, rhs - ca.mtimes(A, Mih))
-    ud = Mih + ca.mtimes(MiAt, lam)
+        A, Fd, rhs, free = Ac, Fc, rhs_c, 1 - rows
+    X = ca.solve(M, ca.horzcat(h, Fd.T), "ldl")
+    Mih, MiFt = X[:, 0], X[:, 1:]
+    S = ca.mtimes(A, MiFt) + ca.diag(free)
+    lam = regularized_solve(S, rhs - ca.mtimes(A, Mih), "qr")
+    ud = Mih + ca.mtimes(MiFt, lam)
     xdot = ca.vertcat(F["kinematics"](q, u, p), ud)
-    return ca.Function("mdae_fmu_mode", [x, t, p, w, rows], [xdot, lam[:r], lam[r:]],
-                       ["x", "t", "p", "w", "rows"], ["xdot", "lam", "lam_c"])
+    return ca.Function("mdae_fmu_mode", [x, t, p, w, rows, slide], [xdot, lam[:r], lam[r:]],
+                       ["x", "t", "p", "w", "rows", "slide"], ["xdot", "lam", "lam_c"])
 
 
 def contact_functions(system):

@@ -198,7 +198,8 @@ def variable_table(system, x0, p0, w0, units, sparsity):
                           "while closed", VR_E + 2 * k, "event", "local", "continuous",
                           "calculated"))
         V.append(Variable(legal_name(f"{n}.stick"), f"event indicator of contact '{n}': "
-                          "mu lam_n - |lam_t| while it sticks (1 otherwise)", VR_E + 2 * k + 1,
+                          "mu lam_n - |lam_t| while it sticks; s v_t while it slides "
+                          "closed in direction s; 1 otherwise", VR_E + 2 * k + 1,
                           "event", "local", "continuous", "calculated"))
     _unique(V)
     layout = dict(nx=nx, np=npar, nw=nw, ny=ny, VR_X=VR_X, VR_DX=VR_DX, VR_P=VR_P, VR_W=VR_W,

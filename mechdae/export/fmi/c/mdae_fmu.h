@@ -59,7 +59,9 @@ typedef struct {
     int closed[MDAE_NC];        /* 1: the contact is closed (persistent contact mode)      */
     int stick[MDAE_NC];         /* 1: a closed contact with friction sticks (its tangential
                                    rows held too)                                        */
+    int slide[MDAE_NC];         /* +1 / -1: a closed contact sliding along its tangent     */
     double rows_d[MDAE_NROWS];  /* 1.0 for each contact row held (mdae_fmu_mode's input)   */
+    double slide_d[MDAE_NC];    /* mu s of each sliding contact (mdae_fmu_mode's input)    */
     double clam[MDAE_NROWS];    /* the held rows' multipliers (last eval)                  */
     double cmu[MDAE_NC];        /* friction coefficients (at the last event)               */
     int any_closed;

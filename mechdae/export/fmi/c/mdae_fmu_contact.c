@@ -24,11 +24,13 @@
  * lifts off by no more than MDAE_GAP_TOL before its apex, does not separate after its
  * impact (e_n = 0) or touches at rest comes to rest: it is closed, held by its normal row
  * and, with friction and no tangential motion, by its tangential rows (sticking;
- * mdae_fmu_mode, stabilized as in the event engine). Its event indicators are then its
- * normal force (lift-off where it turns negative) and its friction margin
- * mu lam_n - |lam_t|. A closed contact that would slide (at rest while sliding, or at the
- * edge of its friction cone) needs the sliding mode, which the FMU does not have (yet): it
- * is reported through the logger and the importer asked to terminate.
+ * mdae_fmu_mode, stabilized as in the event engine), or sliding along its one tangent with
+ * Coulomb's force lam_n (w_n - mu s w_t)^T. Its event indicators are then its normal force
+ * (lift-off where it turns negative) and its friction margin mu lam_n - |lam_t| (sticking:
+ * it starts to slide, opposite to its friction force) or s v_t (sliding: it stops, and
+ * sticks where its friction holds it, else slides back). Spatial sliding (two tangents)
+ * is not in the FMU (yet): reported through the logger, the importer asked to terminate;
+ * so is a mode sequence that does not settle (a Painleve case).
  */
 #include "mdae_fmu.h"
 
@@ -129,22 +131,27 @@ void mdae_fmu_set_rows(mdae_fmu *m)
         if (m->closed[a]) m->any_closed = 1;
         for (i = 0; i < MDAE_CROWS[a]; ++i)
             m->rows_d[MDAE_CSTART[a] + i] = m->closed[a] && (i == 0 || m->stick[a]) ? 1.0 : 0.0;
+        m->slide_d[a] = m->closed[a] && m->slide[a] ? m->cmu[a] * m->slide[a] : 0.0;
     }
     m->dirty = 1;
 }
 
+static double margin(const mdae_fmu *m, int a)
+{
+    double t2 = 0.0;
+    int i, s0 = MDAE_CSTART[a];
+    for (i = 1; i < MDAE_CROWS[a]; ++i) t2 += m->clam[s0 + i] * m->clam[s0 + i];
+    return m->cmu[a] * m->clam[s0] - sqrt(t2);
+}
+
 void mdae_fmu_indicators(const mdae_fmu *m, const double *g, double *e)
 {
-    int a, i;
+    int a;
     for (a = 0; a < MDAE_NC; ++a) {
         int s0 = MDAE_CSTART[a];
         e[2 * a] = m->closed[a] ? m->clam[s0] : m->armed[a] ? g[a] : m->cvel[s0];
-        e[2 * a + 1] = 1.0;
-        if (m->closed[a] && m->stick[a]) {     /* friction margin mu lam_n - |lam_t| */
-            double t2 = 0.0;
-            for (i = 1; i < MDAE_CROWS[a]; ++i) t2 += m->clam[s0 + i] * m->clam[s0 + i];
-            e[2 * a + 1] = m->cmu[a] * m->clam[s0] - sqrt(t2);
-        }
+        e[2 * a + 1] = m->closed[a] && m->stick[a] ? margin(m, a)
+                       : m->closed[a] && m->slide[a] ? m->slide[a] * m->cvel[s0 + 1] : 1.0;
     }
 }
 
@@ -159,64 +166,104 @@ static double tangential_speed(const mdae_fmu *m, int a)
 
 static void open_contact(mdae_fmu *m, int a, int armed)
 {
-    m->closed[a] = m->stick[a] = 0;
+    m->closed[a] = m->stick[a] = m->slide[a] = 0;
     m->armed[a] = armed;
     mdae_fmu_set_rows(m);
 }
 
-/* contact a comes to rest: closed, held by its normal row (frictionless) or by all its
- * rows (sticking: friction and no tangential motion); sliding with friction: the run ends */
-static int come_to_rest(mdae_fmu *m, int a, const char *why, int *terminate)
+static int no_spatial_sliding(mdae_fmu *m, int a, const char *why, int *terminate)
 {
-    int frictionless = MDAE_CROWS[a] == 1 || m->claws[3 * a + 2] == 0.0;
+    mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
+                  "t = %.17g: closed contact '%s' %s along its two tangents: the FMU has no "
+                  "spatial sliding mode: terminating", m->r[0], MDAE_CNAME[a], why);
+    *terminate = 1;
+    return 1;
+}
+
+/* the tangential mode of closed contact a from its motion: frictionless, sticking (no
+ * tangential motion), or sliding along its one tangent in the direction of motion */
+static int tangential_mode(mdae_fmu *m, int a, int *terminate)
+{
+    int frictionless = MDAE_CROWS[a] == 1 || m->cmu[a] == 0.0;
     double vt = tangential_speed(m, a);
-    if (!frictionless && vt > MDAE_REST_VEL) {
-        mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
-                      "t = %.17g: contact '%s' %s after %ld impacts while sliding (tangential "
-                      "speed %g): the FMU has no sliding mode for closed contacts with "
-                      "friction: terminating", m->r[0], MDAE_CNAME[a], why, m->n_impacts, vt);
-        *terminate = 1;
-        return 1;
-    }
-    mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' %s after %ld impacts: "
-                  "closed%s", m->r[0], MDAE_CNAME[a], why, m->n_impacts,
-                  frictionless ? "" : ", sticking");
-    m->closed[a] = 1;
-    m->stick[a] = !frictionless;
-    m->armed[a] = 1;
+    m->stick[a] = m->slide[a] = 0;
+    if (!frictionless && vt <= MDAE_REST_VEL) m->stick[a] = 1;
+    else if (!frictionless && MDAE_CROWS[a] == 2)
+        m->slide[a] = m->cvel[MDAE_CSTART[a] + 1] > 0 ? 1 : -1;
+    else if (!frictionless) return no_spatial_sliding(m, a, "slides", terminate);
     mdae_fmu_set_rows(m);
     return 0;
 }
 
-/* closed contacts whose normal force went negative lift off, the most negative first; a
- * sticking contact at the edge of its friction cone would start to slide: the run ends */
-static int lift_off(mdae_fmu *m, int *changed, int *terminate)
+/* contact a comes to rest (normally): closed, with its tangential mode */
+static int come_to_rest(mdae_fmu *m, int a, const char *why, int *terminate)
 {
-    int k, a;
-    for (k = 0; k < MDAE_NC && m->any_closed; ++k) {
-        int worst = -1;
+    m->closed[a] = 1;
+    m->armed[a] = 1;
+    if (tangential_mode(m, a, terminate)) return 1;
+    mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' %s after %ld impacts: "
+                  "closed%s", m->r[0], MDAE_CNAME[a], why, m->n_impacts,
+                  m->stick[a] ? ", sticking" : m->slide[a] ? ", sliding" : "");
+    return 0;
+}
+
+/* the closed contacts' mode changes at the current state, until none applies: lift-off
+ * where a normal force is negative (the most negative first); a sticking contact at the
+ * edge of its friction cone starts to slide (opposite to its friction force); a sliding
+ * contact that stopped sticks if its friction can hold it, else slides back */
+static int mode_checks(mdae_fmu *m, int *changed, int *terminate)
+{
+    int k, a, fresh[MDAE_NC];          /* slides started here (v_t = 0 where they start) */
+    for (a = 0; a < MDAE_NC; ++a) fresh[a] = 0;
+    for (k = 0; k < 4 * MDAE_NC + 4; ++k) {
+        int worst = -1, acted = 0;
         if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
         for (a = 0; a < MDAE_NC; ++a)
             if (m->closed[a] && m->clam[MDAE_CSTART[a]] <= 0.0
                 && (worst < 0 || m->clam[MDAE_CSTART[a]] < m->clam[MDAE_CSTART[worst]]))
                 worst = a;
-        if (worst < 0) break;
-        mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' lifts off (normal "
-                      "force %g)", m->r[0], MDAE_CNAME[worst], m->clam[MDAE_CSTART[worst]]);
-        open_contact(m, worst, 1);
-        *changed = 1;
-    }
-    if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
-    for (a = 0; a < MDAE_NC; ++a)
-        if (m->closed[a] && m->stick[a] && !(m->r[MDAE_VR_E + 2 * a + 1] > 0.0)) {
-            mdae_fmu_logf(m, MDAE_FMU_WARNING, "logEvents",
-                          "t = %.17g: sticking contact '%s' reaches its friction cone and "
-                          "would slide: the FMU has no sliding mode for closed contacts with "
-                          "friction: terminating", m->r[0], MDAE_CNAME[a]);
-            *terminate = 1;
-            return MDAE_FMU_WARNING;
+        if (worst >= 0) {
+            mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' lifts off "
+                          "(normal force %g)", m->r[0], MDAE_CNAME[worst],
+                          m->clam[MDAE_CSTART[worst]]);
+            open_contact(m, worst, 1);
+            *changed = 1;
+            continue;
         }
-    return MDAE_FMU_OK;
+        for (a = 0; a < MDAE_NC && !acted; ++a) {
+            double lt = m->clam[MDAE_CSTART[a] + (MDAE_CROWS[a] > 1 ? 1 : 0)];
+            if (m->closed[a] && m->stick[a] && !(margin(m, a) > 0.0)) {
+                if (MDAE_CROWS[a] != 2)
+                    return no_spatial_sliding(m, a, "starts to slip", terminate)
+                           ? MDAE_FMU_WARNING : MDAE_FMU_OK;
+                m->stick[a] = 0;
+                m->slide[a] = lt > 0 ? -1 : 1;
+                fresh[a] = acted = 1;
+            } else if (m->closed[a] && m->slide[a] && !fresh[a]
+                       && !(m->slide[a] * m->cvel[MDAE_CSTART[a] + 1] > 0.0)) {
+                m->slide[a] = 0;                /* stopped: stick if the friction holds */
+                m->stick[a] = 1;
+                mdae_fmu_set_rows(m);
+                if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
+                if (!(margin(m, a) > 0.0)) {
+                    m->stick[a] = 0;
+                    m->slide[a] = m->clam[MDAE_CSTART[a] + 1] > 0 ? -1 : 1;
+                    fresh[a] = 1;
+                }
+                acted = 1;
+            }
+            if (acted) {
+                mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "t = %.17g: contact '%s' %s",
+                              m->r[0], MDAE_CNAME[a], m->stick[a] ? "sticks" : "slides");
+                mdae_fmu_set_rows(m);
+                *changed = 1;
+            }
+        }
+        if (!acted) return MDAE_FMU_OK;
+    }
+    mdae_fmu_logf(m, MDAE_FMU_ERROR, "logStatusError", "t = %.17g: no consistent contact "
+                  "mode found (a Painleve case?)", m->r[0]);
+    return MDAE_FMU_ERROR;
 }
 
 /* the impact of the touching contacts act[0..na); rest[a]: contact a arrives slower than
@@ -256,7 +303,7 @@ int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate)
     *terminate = 0;
     if (mdae_fmu_eval(m) != MDAE_FMU_OK || impact_terms(m)) return MDAE_FMU_ERROR;
     for (a = 0; a < MDAE_NC; ++a) m->cmu[a] = m->claws[3 * a + 2];
-    st = lift_off(m, changed, terminate);
+    st = mode_checks(m, changed, terminate);
     if (st != MDAE_FMU_OK || *terminate) return st;
     memcpy(g, m->r + MDAE_VR_G, sizeof g);
     for (a = 0; a < MDAE_NC; ++a) {
@@ -286,7 +333,7 @@ int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate)
             rest[a] = -vn < MDAE_REST_VEL;
         }
     }
-    if (!approach) return lift_off(m, changed, terminate);
+    if (!approach) return mode_checks(m, changed, terminate);
     if (impact(m, act, na, dim, rest) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
     *changed = 1;
     if (mdae_fmu_eval(m) != MDAE_FMU_OK) return MDAE_FMU_ERROR;
@@ -300,13 +347,12 @@ int mdae_fmu_event(mdae_fmu *m, int *changed, int *terminate)
             if (come_to_rest(m, c, rest[c] ? "arrives slower than rest_velocity"
                                            : "does not separate", terminate))
                 return MDAE_FMU_WARNING;
-        } else if (m->stick[c] && tangential_speed(m, c) > MDAE_REST_VEL) {
-            if (come_to_rest(m, c, "slides after the impact", terminate))
-                return MDAE_FMU_WARNING;
+        } else if (tangential_mode(m, c, terminate)) {
+            return MDAE_FMU_WARNING;           /* closed, its tangential mode anew */
         }
     }
     mdae_fmu_logf(m, MDAE_FMU_OK, "logEvents", "impact %ld at t = %.17g: %d contact(s), "
                   "first '%s'", m->n_impacts, m->r[0], na, MDAE_CNAME[act[0]]);
-    return lift_off(m, changed, terminate);
+    return mode_checks(m, changed, terminate);
 }
 #endif

@@ -33,8 +33,8 @@ void mdae_fmu_reset(mdae_fmu *m)
         int a;
         for (a = 0; a < MDAE_NC; ++a) {
             m->armed[a] = 1;
-            m->closed[a] = m->stick[a] = 0;
-            m->cmu[a] = 0.0;
+            m->closed[a] = m->stick[a] = m->slide[a] = 0;
+            m->cmu[a] = m->slide_d[a] = 0.0;
         }
         for (a = 0; a < MDAE_NROWS; ++a) m->rows_d[a] = m->clam[a] = 0.0;
         m->any_closed = 0;
@@ -94,6 +94,7 @@ static int eval_at(mdae_fmu *m, const double *x, double t, double *dx, double *y
 #if MDAE_NC > 0
     if (m->any_closed) {            /* persistent contacts: their mode's dynamics */
         m->arg[4] = m->rows_d;
+        m->arg[5] = m->slide_d;
         m->res[2] = m->clam;
         if (mdae_fmu_mode(m->arg, m->res, m->iw, m->w, 0)) return 1;
     } else
@@ -388,7 +389,7 @@ int mdae_fmu_do_step(mdae_fmu *m, double t, double h)
 }
 #endif
 
-size_t mdae_fmu_state_size(void) { return MDAE_NR + 1 + 4 * MDAE_NC; }
+size_t mdae_fmu_state_size(void) { return MDAE_NR + 1 + 5 * MDAE_NC; }
 
 void mdae_fmu_state_save(const mdae_fmu *m, double *buf)
 {
@@ -402,6 +403,7 @@ void mdae_fmu_state_save(const mdae_fmu *m, double *buf)
             buf[MDAE_NR + 1 + MDAE_NC + a] = m->closed[a];
             buf[MDAE_NR + 1 + 2 * MDAE_NC + a] = m->stick[a];
             buf[MDAE_NR + 1 + 3 * MDAE_NC + a] = m->cmu[a];
+            buf[MDAE_NR + 1 + 4 * MDAE_NC + a] = m->slide[a];
         }
     }
 #endif
@@ -419,6 +421,7 @@ void mdae_fmu_state_load(mdae_fmu *m, const double *buf)
             m->closed[a] = buf[MDAE_NR + 1 + MDAE_NC + a] != 0.0;
             m->stick[a] = buf[MDAE_NR + 1 + 2 * MDAE_NC + a] != 0.0;
             m->cmu[a] = buf[MDAE_NR + 1 + 3 * MDAE_NC + a];
+            m->slide[a] = (int)buf[MDAE_NR + 1 + 4 * MDAE_NC + a];
         }
         mdae_fmu_set_rows(m);
     }
