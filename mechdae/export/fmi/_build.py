@@ -1,13 +1,16 @@
 """Generated C of a System for an FMU, its compilation and the FMU archive.
 
-The model is two CasADi Functions of ``(x, t, p, w)``: ``mdae_fmu_ode`` (the stabilized
+The model is CasADi Functions of ``(x, t, p, w)``: ``mdae_fmu_ode`` (the stabilized
 index-1 right-hand side ``x' = f``, :meth:`System.rhs_mx` with the compiled gains ``H, K``)
-and ``mdae_fmu_out`` (the System's named outputs, with the constraint multipliers, the
-accelerations and the highest derivatives of the general variables the right-hand side
-solves for). Their C (``casadi.CodeGenerator``), a header of sizes and start values and the
-FMI layer of ``c/`` are compiled into one shared library with the C compiler found at
-export (``CC``, else ``cc``, ``gcc`` or ``clang``); Co-Simulation FMUs add mechdae's
-Runge-Kutta integrator from ``csrc/`` (mdae_ode.c, mdae_rk.c, mdae_status.c).
+and ``mdae_fmu_out`` (the System's named outputs, given the accelerations and constraint
+multipliers of the current mode); with contacts ``mdae_fmu_gap``, ``mdae_fmu_impact`` (the
+contact assembly of :mod:`mechdae.contact.assembly`) and ``mdae_fmu_mode`` (the dynamics
+with closed contacts). Their C (``casadi.CodeGenerator``), a header of sizes and start
+values and the FMI layer of ``c/`` are compiled into one shared library with the C compiler
+found at export (``CC``, else ``cc``, ``gcc`` or ``clang``); Co-Simulation FMUs add
+mechdae's Runge-Kutta integrator from ``csrc/`` (mdae_ode.c, mdae_rk.c, mdae_status.c),
+contact FMUs its contact kernels (mdae_contact.c, mdae_lcp.c, mdae_slide.c), both compiled
+once into object files cached beside mechdae's generated code.
 """
 import hashlib
 import os
