@@ -186,3 +186,37 @@ def test_interrupted_batched_sweep_resumes_only_the_missing_runs(ball, tmp_path)
     full = ball.sweep(**kw)
     pd.testing.assert_frame_equal(df, full, check_dtype=False)
     np.testing.assert_allclose(df["apex"], df["q0.y"], rtol=1e-12)     # dropped from rest
+
+
+def test_one_probe_task_per_worker_then_sized_tasks(ball):
+    """Before a run time is measured, one task of one run per worker (a window of them
+    would cost the scheduler twice); then tasks of many runs, never more than two per
+    worker in flight."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Recording(ThreadPoolExecutor):
+        def __init__(self):
+            super().__init__(2)
+            self.lock, self.live, self.peak, self.sizes = threading.Lock(), 0, 0, []
+
+        def submit(self, fn, *args, **kwargs):
+            with self.lock:
+                self.live += 1
+                self.peak = max(self.peak, self.live)
+                self.sizes.append((len(args[4]), self.live))
+            f = super().submit(fn, *args, **kwargs)
+            f.add_done_callback(self._done)
+            return f
+
+        def _done(self, _):
+            with self.lock:
+                self.live -= 1
+
+    kw = _ball_kw(8, 8)
+    with Recording() as pool:
+        df = ball.sweep(executor=pool, **kw)
+    sizes = [k for k, _ in pool.sizes]
+    assert sizes[:2] == [1, 1] and sizes[2] > 1     # the probes: one per worker, then sized
+    assert max(sizes) > 4 and len(sizes) < 64 / 4 and pool.peak <= 4, pool.sizes
+    pd.testing.assert_frame_equal(df, ball.sweep(**kw))

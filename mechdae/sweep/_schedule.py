@@ -80,6 +80,11 @@ class Chunks:
         return self.seconds / self.runs if self.runs else None
 
     @property
+    def measured(self):
+        """Whether a task size is known: given, or a run time measured."""
+        return self.fixed is not None or self.runs > 0
+
+    @property
     def client_time(self):
         """Mean seconds the client spends per task (taking its result, submitting)."""
         return self.client[1] / self.client[0] if self.client[0] else 0.0

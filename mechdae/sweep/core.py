@@ -117,7 +117,10 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
             backend.start([(keys[0], system), (keys[1], plan)])
 
             def fill():
-                while len(pending) < backend.window():
+                # until a run time is measured, one probe task per worker (not a window
+                # of them: two tasks of one run per worker would cost the scheduler twice)
+                while len(pending) < (backend.window() if chunks.measured
+                                      else backend.workers):
                     chunks.workers = backend.workers
                     idx = chunks.next()
                     if idx is None:
