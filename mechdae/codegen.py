@@ -426,10 +426,7 @@ def point_call(f, args):
 def _map_serial(f, n, args, reduce_in):
     """:func:`map_call` through a serial ``Function.map`` of ``n`` points (cached per
     ``n``; the inputs of ``reduce_in`` broadcast to every point)."""
-    # the inputs of reduce_in are shared by the map (not copied n times: a large model's
-    # parameter vector would be)
-    m = _cached((id(f), n, reduce_in), f,
-                lambda: f.map(f"{f.name()}_map{n}", "serial", n, list(reduce_in), []))
+    m = _cached((id(f), n), f, lambda: f.map(n, "serial"))
     buf, ev = _buffer(m)
     keep = []
     for i, a in enumerate(args):
@@ -437,6 +434,8 @@ def _map_serial(f, n, args, reduce_in):
         if not size:
             continue
         a = np.asarray(a, dtype=float)
+        if i in reduce_in:
+            a = np.broadcast_to(a.reshape(-1, 1), (a.size, n))
         # one point per column: Fortran order is the points one after another
         flat = np.ascontiguousarray(np.ravel(a, order="F"))
         if flat.size != size:
