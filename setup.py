@@ -11,6 +11,7 @@ import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext as _build_ext
+from setuptools.command.build_py import build_py as _build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -41,6 +42,18 @@ def _extensions():
                                           "cdivision": True, "initializedcheck": False})
 
 
+class build_py(_build_py):
+    """build_py that also ships the kernels' C sources (csrc/*.c, *.h) inside the package,
+    as ``mechdae/_csrc``: an exported FMU (Co-Simulation, contacts) compiles them."""
+
+    def run(self):
+        super().run()
+        dst = os.path.join(self.build_lib, "mechdae", "_csrc")
+        self.mkpath(dst)
+        for src in sorted(glob.glob(os.path.join(HERE, "csrc", "*.[ch]"))):
+            self.copy_file(src, os.path.join(dst, os.path.basename(src)))
+
+
 class build_ext(_build_ext):
     """build_ext that builds the kernel library first (also for ``build_ext --inplace``)
     and compiles the extensions in parallel."""
@@ -56,7 +69,7 @@ class build_ext(_build_ext):
         super().run()
 
 
-setup(cmdclass={"build_ext": build_ext},
+setup(cmdclass={"build_ext": build_ext, "build_py": build_py},
       libraries=[("mdae_kernels", dict(sources=_csrc(), include_dirs=["csrc"],
                                        cflags=_CFLAGS))],
       ext_modules=_extensions())

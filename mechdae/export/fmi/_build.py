@@ -30,7 +30,15 @@ __all__ = ["model_functions", "mode_function", "contact_functions", "dependencie
 HERE = os.path.dirname(os.path.abspath(__file__))
 C_DIR = os.path.join(HERE, "c")
 INCLUDE_DIR = os.path.join(C_DIR, "include")
-CSRC_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "..", "csrc"))
+def _csrc_dir():
+    """The kernels' C sources: csrc/ of the source tree (an editable install), else the
+    copy an installed package carries (``mechdae/_csrc``, written by setup.py's build_py)."""
+    tree = os.path.normpath(os.path.join(HERE, "..", "..", "..", "csrc"))
+    shipped = os.path.normpath(os.path.join(HERE, "..", "..", "_csrc"))
+    return tree if os.path.isdir(tree) else shipped
+
+
+CSRC_DIR = _csrc_dir()
 CS_SOURCES = ("mdae_ode.c", "mdae_rk.c", "mdae_status.c")
 CONTACT_SOURCES = ("mdae_contact.c", "mdae_lcp.c", "mdae_slide.c", "mdae_status.c")
 
@@ -296,8 +304,9 @@ def write_sources(folder, layout, functions, token, kind, fmi_version, start, cs
         missing = [s for s in kernels if not os.path.exists(os.path.join(CSRC_DIR, s))]
         if missing:
             raise OSError(f"export_fmu: the FMU compiles mechdae's C kernels from csrc/ "
-                          f"({', '.join(missing)} not found in {CSRC_DIR}); install mechdae "
-                          "from its source tree (pip install -e .)")
+                          f"({', '.join(missing)} not found in {CSRC_DIR}); reinstall mechdae "
+                          "(pip install --force-reinstall mechdae, or pip install -e . from "
+                          "its source tree): the package carries them in mechdae/_csrc")
         headers = set()
         for s in kernels:
             shutil.copy(os.path.join(CSRC_DIR, s), folder)
