@@ -1,16 +1,17 @@
 """How a sweep cuts its runs into tasks: the size of a task from measured run times.
 
 A task carries ``k`` runs. Too small, and the per-task costs (a scheduler's bookkeeping,
-the round trip to the client, pickling the arguments and the columns back: about
-0.2-3 ms each on Dask, 0.1-0.5 ms on a process pool) eat a light run (a 1.5 ms
-simulation); too large, and the last tasks keep some workers busy while others idle.
-With no ``chunk=`` given, the first tasks carry :data:`FIRST` runs; every finished task
-reports the seconds its runs took on the worker and when they started and ended there, and
-the next tasks carry as many runs as fill the target time at the mean run time measured
-so far, at least one. With more than one worker a task carries at most a quarter of the
-runs left per worker (so the last tasks end together), but never less than
-:data:`TAIL_FLOOR` of the target unless that would leave a worker without a task. The target is :data:`TARGET` seconds, longer where the costs measured as the
-sweep goes ask for it:
+the round trip to the client, pickling the arguments and the columns back: 1-15 ms on
+Dask, 0.1-1 ms on a process pool) eat a light run (a 1.5 ms simulation); too large, and
+the last tasks keep some workers busy while others idle. With no ``chunk=`` given, the
+first tasks (one per worker) carry :data:`FIRST` runs; every finished task reports the
+seconds its runs took on the worker and when they started and ended there, and the next
+tasks carry as many runs as fill the target time at the run time measured (the median
+over the last :data:`RATES` tasks), at least one. With more than one worker a task
+carries at most a quarter of the runs left per worker (so the last tasks end together),
+but never less than :data:`TAIL_FLOOR` of the target unless that would leave a worker
+without a task. The target is :data:`TARGET` seconds, longer where the costs measured
+as the sweep goes ask for it:
 
 - a worker's cost per task (the gap between the end of one task's runs and the start of
   the next one's on the same worker thread: receiving, unpickling, sending the columns
@@ -23,6 +24,7 @@ sweep goes ask for it:
 The results do not depend on the sizes: every run is computed alone, the same way on
 every backend, so a table is identical bit for bit whatever the tasks were.
 """
+import collections
 import math
 import time
 
@@ -32,6 +34,8 @@ __all__ = ["Chunks", "TARGET", "FIRST"]
 
 #: seconds of runs a task aims at (50-200 ms: per-task costs < 1-2 %, a short tail)
 TARGET = 0.1
+#: tasks whose run times the size is taken from (their median)
+RATES = 16
 #: runs in each of the first tasks, before a run time is measured
 FIRST = {"simulate": 1, "impact": 256}
 #: largest task (runs) whatever the measured time
@@ -69,6 +73,7 @@ class Chunks:
         self.pos = 0
         self.runs = 0                 # runs measured, and their worker seconds
         self.seconds = 0.0
+        self.rates = collections.deque(maxlen=RATES)    # the last tasks' seconds a run
         self.client = [0, 0.0]        # tasks taken by the client, and its seconds on them
         self.gaps = [0, 0.0]          # gaps between tasks on one worker thread, their sum
         self.ends = {}                # (pid, thread) -> end of its last task's runs
@@ -76,8 +81,10 @@ class Chunks:
 
     @property
     def run_time(self):
-        """Mean seconds of a run on a worker, measured so far (None before a task ended)."""
-        return self.seconds / self.runs if self.runs else None
+        """Seconds of a run on a worker: the median over the last tasks of their mean run
+        time (a worker's first run, slower, does not shrink the tasks for long); None
+        before a task ended."""
+        return float(np.median(self.rates)) if self.rates else None
 
     @property
     def measured(self):
@@ -132,6 +139,7 @@ class Chunks:
         if runs:
             self.runs += int(runs)
             self.seconds += float(seconds)
+            self.rates.append(float(seconds) / int(runs))
         if span is not None:
             key = (pid, span[0])
             last = self.ends.get(key)
