@@ -175,3 +175,20 @@ def test_every_model_file_animates(name, tmp_path):
     rc = main(["run", os.path.join(MODELS, f"{name}.py"), "--t-final", "0.05", "--no-plot",
                "--animate", str(out), "--no-progress"])
     assert rc == 0 and out.stat().st_size > 1000
+
+
+def test_stop_draws_the_point_that_touches_it():
+    from mechdae.components import friction
+    m = md.Model("stop")
+    mass = m.add(tr.Mass("mass", m=1.0, L=0.2, s=0.0, v=1.0))
+    stop = m.add(friction.Stop("stop", s_max=0.3, e=0.5))
+    m.connect(mass.flange_b, stop.flange)
+    res = m.compile().simulate(0.6, method="event", progress=False)
+    scene = Scene(res, m)
+    (pt,) = _by(scene, "point", "stop")
+    assert pt.extra["contact"] == "stop.upper"
+    # the flange_b of the mass: s + L/2, reaching the stop at t = 0.2 s, then back at v/2
+    x = scene.point(pt.anchors[0])[:, 0]
+    assert np.allclose(x, res["mass.s"] + 0.1) and x.max() == pytest.approx(0.3, abs=1e-9)
+    (hit,) = [e.t for e in res.events if e.kind == "impact"]
+    assert hit == pytest.approx(0.2, abs=1e-9)

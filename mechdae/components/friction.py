@@ -131,6 +131,10 @@ class Stop(Component):
         _stops(self, self.flange.s, self.flange.s, smin, smax, e)
         self.flow(self.flange, None)
 
+    def drawing(self):
+        """The flange's point, red while it rests on a stop (upper or lower)."""
+        return _stop_points(self, self.flange, self.flange)
+
 
 class MassWithStopAndFriction(Component):
     r"""Sliding mass on a rough surface, with optional hard stops (MSL
@@ -241,6 +245,21 @@ class MassWithStopAndFriction(Component):
             self.generalized_force(-self.parameter("F_prop", F_prop) * der(s), s)
         self.contact("surface", gap=y, tangent=s, restitution=0.0, friction=mu_)
         _stops(self, s - Lp / 2, s + Lp / 2, smin_, smax_, e)
+
+    def drawing(self):
+        """A block from flange_a to flange_b; its ends red while on a stop."""
+        from ..simulate.shapes import Anchor, Shape
+        return [Shape("block", self.path, [Anchor(self.flange_a), Anchor(self.flange_b)])] + \
+            _stop_points(self, self.flange_a, self.flange_b)
+
+
+def _stop_points(comp, lower, upper):
+    """Points of the finite stops of ``comp`` (its contacts ``lower``/``upper``) at the
+    flanges that touch them (:mod:`mechdae.simulate.shapes`)."""
+    from ..simulate.shapes import Anchor, Shape
+    names = {c["name"] for c in comp._contacts}
+    return [Shape("point", comp.path, [Anchor(f)], contact=f"{comp.path}.{k}")
+            for k, f in (("lower", lower), ("upper", upper)) if k in names]
 
 
 # ------------------------------------------------------------------------------ rotational
