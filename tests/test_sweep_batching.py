@@ -68,6 +68,11 @@ def test_chunk_size_from_the_measured_run_time():
     assert slow.task_overhead == pytest.approx(5e-3)
     assert slow.target() == pytest.approx(5e-3 / _schedule.OVERHEAD_SHARE)
     assert slow.next().size == round(0.25 / 1.5e-3)
+    # tasks in flight per worker: 2, more when the client's turn over all workers (256 x
+    # 1 ms) outlasts a task (e.g. capped at 0.1 s: 1 + 0.256 / 0.1 -> 4)
+    assert big.depth() == 2
+    big.sizes.append(67)
+    assert big.depth() == 1 + int(np.ceil(0.256 / (67 * 1.5e-3)))
     # ... unless the runs left are too few for 4 such tasks per worker: 10^5 / 1024 (the
     # floor, a quarter of 683 runs, is higher: 171)
     few = _schedule.Chunks(todo, "simulate", workers=256)

@@ -1,9 +1,11 @@
 """Where the tasks of a sweep run: serially, on threads, on processes, on a Dask cluster.
 
-Every backend takes tasks through one window of at most two tasks per worker in flight
-(one running, one queued behind it: a worker never waits for the client while a task of
-50-200 ms runs), so a sweep of 10^6 runs never floods an executor or a scheduler; on Dask
-the window follows the cluster's threads as workers join or leave. Finished tasks come
+Every backend takes tasks through one window of two tasks per worker in flight (one
+running, one queued behind it: a worker never waits for the client while a task of
+50-200 ms runs; more when the client's turn over all workers is longer than a task,
+:meth:`mechdae.sweep._schedule.Chunks.depth`), so a sweep of 10^6 runs never floods an
+executor or a scheduler; on Dask the window follows the cluster's threads as workers
+join or leave. Finished tasks come
 back one at a time through :meth:`next_done` (a queue fed by completion callbacks; Dask's
 ``as_completed``): the client's cost per task does not grow with the window, as waiting
 on the whole window for its first finished task would (O(workers) per task).

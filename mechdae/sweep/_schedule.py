@@ -47,6 +47,8 @@ OVERHEAD_SHARE = 0.02
 TARGET_CLIENT_SHARE = 0.25
 #: longest task the client-cost rule may ask for (s)
 TARGET_MAX = 5.0
+#: most tasks in flight per worker (:meth:`Chunks.depth`)
+MAX_DEPTH = 8
 #: tasks per worker kept, at least, in the runs left (a short tail; more than one worker)
 TASKS_PER_WORKER = 4
 #: ... but a task is never shorter than this share of the target
@@ -121,6 +123,17 @@ class Chunks:
             floor = min(math.ceil(k * TAIL_FLOOR), math.ceil(self.todo.size / self.workers))
             k = min(k, max(math.ceil(left / (TASKS_PER_WORKER * self.workers)), floor))
         return max(1, min(k, MAX_RUNS[self.kind]))
+
+    def depth(self):
+        """Tasks in flight per worker: two (one running, one queued), more when the client
+        needs longer than a task to serve every worker once (W x its time per task), so
+        that a worker's queue never runs dry; at most :data:`MAX_DEPTH`."""
+        r = self.run_time
+        if r is None or not self.sizes or self.fixed is not None:
+            return 2                # (a size given: the caller's window, two per worker)
+        task = max(self.sizes[-1] * r, 1e-9)
+        need = 1 + math.ceil(self.workers * self.client_time / task)
+        return int(min(MAX_DEPTH, max(2, need)))
 
     def next(self):
         """Indices of the runs of the next task, or None when all are handed out."""

@@ -119,8 +119,8 @@ def _execute(system, table, plan, meta, executor, workers, chunk, out, progress)
             def fill():
                 # until a run time is measured, one probe task per worker (not a window
                 # of them: two tasks of one run per worker would cost the scheduler twice)
-                while len(pending) < (backend.window() if chunks.measured
-                                      else backend.workers):
+                while len(pending) < (backend.window() * chunks.depth() // 2
+                                      if chunks.measured else backend.workers):
                     chunks.workers = backend.workers
                     idx = chunks.next()
                     if idx is None:
