@@ -73,3 +73,16 @@ def test_component_constructors_are_annotated():
                 missing.append(f"{name} -> ?")
     assert not missing, missing
     assert typing.get_type_hints(planar.BodyShape.__init__)["name"] is str
+
+
+def test_component_authoring_methods_are_annotated():
+    missing = []
+    for name, f in inspect.getmembers(Component, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        hints = typing.get_type_hints(f, localns=NAMES)
+        params = [p for p in inspect.signature(f).parameters if p != "self"]
+        missing += [f"Component.{name}({p})" for p in params if p not in hints]
+        if "return" not in hints:
+            missing.append(f"Component.{name} -> ?")
+    assert not missing, missing

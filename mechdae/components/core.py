@@ -21,13 +21,17 @@ flattening later replaces by expressions of the Model's symbols:
 
 ``mechdae.components.flatten`` turns the whole into one Model.
 """
+from __future__ import annotations
+
 import math
 import numbers
+from typing import Iterator
 
 import casadi as ca
 import numpy as np
 
 from .._symbols import _as_sx, der, placeholder
+from .._typing import Any, Expr, Mapping, Names, Optional
 from ..errors import ModelError
 from ._graph import lagrange_residual
 
@@ -80,16 +84,16 @@ class Connector:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
     @property
-    def path(self):
+    def path(self) -> str:
         """Full name (``"drive.emf.flange"``)."""
         return f"{self.owner.path}.{self.name}"
 
-    def derived_outputs(self):
+    def derived_outputs(self) -> list:
         """Further outputs ``[(local name, expression of potential_syms and flow_syms)]``
         (a spatial frame's force and torque resolved in the frame)."""
         return []
 
-    def describe(self):
+    def describe(self) -> str:
         return f"'{self.path}' ({self.domain} {self.kind})"
 
     def _check_connect(self, connectors):
@@ -182,14 +186,14 @@ class Component:
 
     # ------------------------------------------------------------------ path
     @property
-    def path(self):
+    def path(self) -> str:
         return self.name if self.parent is None else f"{self.parent.path}.{self.name}"
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.path}>"
 
     # ------------------------------------------------------------------ declarations
-    def parameter(self, name, value):
+    def parameter(self, name: str, value: Expr) -> ca.SX:
         """A parameter ``"<path>.<name>"`` of the Model (overridable in simulate(params=...)).
 
         ``value`` is a number (the default), or an expression of other parameters (then no
@@ -209,7 +213,8 @@ class Component:
         self._params.append((name, s, value))
         return s
 
-    def coordinate(self, name, default=0.0, speed=None, speed_default=0.0):
+    def coordinate(self, name: str, default: float = 0.0, speed: Optional[str] = None,
+                   speed_default: float = 0.0) -> ca.SX:
         """A generalized coordinate ``"<path>.<name>"`` (its rate ``der(x)`` is the speed,
         named ``"<path>.<speed>"`` when ``speed`` is given; ``default`` and
         ``speed_default`` are the start values used when ``q0``/``v0`` omit them). Give
@@ -218,7 +223,7 @@ class Component:
         self._coords.append((name, s, default, speed, speed_default))
         return s
 
-    def speeds(self, names, default=0.0):
+    def speeds(self, names: Names, default: Any = 0.0) -> list:
         """Declared speeds ``"<path>.<name>"`` (quasi-velocities, as :meth:`Model.speeds`):
         they enter through :meth:`kinematics`, e.g. the angular velocity of a spherical
         joint whose orientation is a quaternion. Returns one placeholder per name."""
@@ -232,27 +237,27 @@ class Component:
             out.append(s)
         return out
 
-    def kinematics(self, mapping):
+    def kinematics(self, mapping: Mapping[Any, Expr]) -> None:
         """``{coordinate placeholder: rate expression}``, linear in declared speeds
         (``q' = N(q) u``, as :meth:`Model.kinematics`)."""
         for c, e in mapping.items():
             self._kinematics.append((c, _as_sx(e, f"{self.path}: kinematics")))
 
-    def variable(self, name, default=0.0):
+    def variable(self, name: str, default: float = 0.0) -> ca.SX:
         """A general variable ``"<path>.<name>"`` (differential if ``der()`` of it appears in
         an equation, algebraic otherwise); each needs an :meth:`equation`."""
         s = placeholder(f"{self.name}.{name}")
         self._vars.append((name, s, default))
         return s
 
-    def connector(self, cls, name):
+    def connector(self, cls: type, name: str) -> "Connector":
         """Create a connector of class ``cls`` named ``name``; also set as attribute."""
         c = cls(self, name)
         self._connectors.append(c)
         setattr(self, name, c)
         return c
 
-    def add(self, component):
+    def add(self, component: "Component") -> "Component":
         """Add a sub-component (hierarchy); returns it. Its path is ``"<path>.<name>"``."""
         if not isinstance(component, Component):
             raise TypeError(f"{self.path}.add(): {component!r} is not a Component")
@@ -267,7 +272,7 @@ class Component:
         self._children.append(component)
         return component
 
-    def connect(self, *connectors):
+    def connect(self, *connectors: "Connector") -> None:
         """Join connectors inside this component (as :meth:`Model.connect`): the
         connections of a hierarchical component's parts."""
         if not connectors:
@@ -286,12 +291,12 @@ class Component:
                              f"{connector.potentials}; got {len(exprs)} expression(s)")
         return [_as_sx(e, f"{self.path}: expression for {connector.path}") for e in exprs]
 
-    def define(self, connector, exprs):
+    def define(self, connector: "Connector", exprs: Any) -> None:
         """This component fixes the potential(s) of ``connector`` to ``exprs`` (expressions
         of its coordinates, parameters, time, or other connectors' potentials)."""
         self._defines.append((connector, self._pot(connector, exprs)))
 
-    def flow(self, connector, exprs, energy=False):
+    def flow(self, connector: "Connector", exprs: Any, energy: Any = False) -> None:
         """The flow(s) into this component at ``connector`` (``None``: a force not known as an
         expression, e.g. a contact force; results then do not offer that flow).
 
@@ -316,7 +321,8 @@ class Component:
         self._flows[id(connector)] = (connector, exprs, energy if isinstance(energy, list)
                                       else bool(energy))
 
-    def relation(self, phi, name="relation", inverse=None, closure=None, loop_cut=False):
+    def relation(self, phi: Expr, name: str = "relation", inverse: Optional[Expr] = None,
+                 closure: Optional[Expr] = None, loop_cut: Any = False) -> None:
         """A kinematic relation ``phi(potentials, ...) = 0`` between potentials of this
         component's connectors (an ideal gear: ``flange_a.phi - ratio * flange_b.phi``).
 
@@ -339,17 +345,17 @@ class Component:
             inverse=None if inverse is None else _as_sx(inverse, what),
             closure=None if closure is None else _as_sx(closure, what), loop_cut=loop_cut))
 
-    def kinetic_energy(self, T):
+    def kinetic_energy(self, T: Expr) -> None:
         self._T.append(_as_sx(T, f"{self.path}: kinetic energy"))
 
-    def potential_energy(self, V):
+    def potential_energy(self, V: Expr) -> None:
         self._V.append(_as_sx(V, f"{self.path}: potential energy"))
 
-    def generalized_force(self, Q, coordinate):
+    def generalized_force(self, Q: Expr, coordinate: ca.SX) -> None:
         """A generalized force on one of this component's coordinates."""
         self._gforces.append((_as_sx(Q, f"{self.path}: generalized force"), coordinate))
 
-    def equation(self, eq, name=None):
+    def equation(self, eq: Expr, name: Optional[str] = None) -> None:
         """A general equation ``lhs == rhs`` named ``"<path>.<name>"``."""
         name = name or f"eq{len(self._equations)}"
         if isinstance(eq, bool):
@@ -358,19 +364,19 @@ class Component:
             return
         self._equations.append((name, _as_sx(eq, f"{self.path}: equation '{name}'")))
 
-    def holonomic(self, phi, name="constraint"):
+    def holonomic(self, phi: Expr, name: str = "constraint") -> None:
         self._holonomic.append((name, _as_sx(phi, f"{self.path}: constraint '{name}'")))
 
-    def contact(self, name, gap, **kw):
+    def contact(self, name: str, gap: Expr, **kw: Any) -> None:
         """A unilateral contact ``"<path>.<name>"`` (arguments as :meth:`Model.contact`)."""
         self._contacts.append(dict(name=name, gap=gap, **kw))
 
-    def output(self, name, expr):
+    def output(self, name: str, expr: Expr) -> None:
         """A named output ``"<path>.<name>"`` (``res["J.w"]``)."""
         self._outputs.append((name, _as_sx(expr, f"{self.path}: output '{name}'")))
 
     # ------------------------------------------------------------------ helpers
-    def energy_flows(self, connector):
+    def energy_flows(self, connector: "Connector") -> list:
         """The flows at ``connector`` that this component's own energies imply:
 
             flow_i = d/dt dL/d(s_i') - dL/ds_i,    L = sum T - sum V (this component's),
@@ -389,7 +395,7 @@ class Component:
         Xd = ca.vertcat(*[der(x) for x in syms]) if syms else ca.SX(0, 1)
         return ca.vertsplit(lagrange_residual(L, s, sd, X, Xd))
 
-    def signal(self, name, value):
+    def signal(self, name: str, value: Any) -> Expr:
         """A source's value: a number becomes the parameter ``"<path>.<name>"``; an
         expression is used as it is; a callable is a function of time ``f(t)``."""
         if callable(value) and not isinstance(value, (ca.SX, ca.MX)):
@@ -399,7 +405,7 @@ class Component:
         return self.parameter(name, value)
 
     @staticmethod
-    def source(value, t):
+    def source(value: Any, t: Expr) -> Expr:
         """A source value: a number, an expression, or a callable of time ``f(t)``."""
         if callable(value) and not isinstance(value, (ca.SX, ca.MX)):
             return _as_sx(value(t), "source function")
@@ -435,7 +441,7 @@ class Component:
         from .flatten import flatten
         flatten(model)
 
-    def walk(self):
+    def walk(self) -> Iterator["Component"]:
         """This component and all sub-components, depth first."""
         yield self
         for ch in self._children:
