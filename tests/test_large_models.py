@@ -202,3 +202,42 @@ def test_long_ladder_rate_from_arpack_and_voltages():
     assert np.abs(ours - V).max() < 1e-6
     # the network's solve dominates its evaluation: interpreted, and the stats say why
     assert st["compiled"] is False and "sparse factorization" in st["interpreted"]
+
+
+def _parallelograms(n):
+    """``n`` parallelogram loops from planar components hanging under gravity (the
+    benchmarks' four-bar chain): ``2 n + 1`` joint coordinates, ``2 n`` cut-joint rows."""
+    from mechdae.components import planar as pl
+    m = md.Model(f"loops{n}")
+    w = m.add(pl.World("world"))
+    tips = []
+    for k in range(n + 1):
+        j = m.add(pl.Revolute(f"k{k}", phi0=-math.pi / 2 + 0.5))
+        b = m.add(pl.BodyShape(f"crank{k}", r=(1.0, 0.0)))
+        m.connect(m.add(pl.Fixed(f"g{k}", r=(2.0 * k, 0.0))).frame if k else w.frame,
+                  j.frame_a)
+        m.connect(j.frame_b, b.frame_a)
+        tips.append(b.frame_b)
+    for k in range(n):
+        j = m.add(pl.Revolute(f"c{k}", phi0=math.pi / 2 - 0.5))
+        b = m.add(pl.BodyShape(f"coupler{k}", r=(2.0, 0.0), r_cm=(1.0, 0.0)))
+        cut = m.add(pl.Revolute(f"cut{k}", phi0=-math.pi / 2 + 0.5))
+        m.connect(tips[k], j.frame_a)
+        m.connect(j.frame_b, b.frame_a)
+        m.connect(b.frame_b, cut.frame_a)
+        m.connect(cut.frame_b, tips[k + 1])
+    return m
+
+
+def test_dense_jacobian_raises_the_threshold():
+    """Six loops (13 coordinates, a dense Jacobian of 26 colours: BDF's Jacobians cost 26
+    evaluations each): stabilization gains of 1,000/s over 2 s (scaled rate 2,000) stay
+    with Adams, whose steps cost 2 evaluations; the rate is the gains' double root."""
+    assert stiffness.threshold(3) == stiffness.STIFF_RATE
+    s = _parallelograms(6).compile(stabilization=md.Baumgarte(1000.0))
+    res = s.simulate(2.0, n_out=21)
+    st = res.stats
+    assert s.nq == 13 and st["decay_rate"] == pytest.approx(1000.0, rel=2e-3)
+    assert stiffness.threshold(26) > 2000.0
+    assert st["lmm"] == "adams" and st["stiff"] is False
+    assert res.max_drift() < 1e-8

@@ -263,17 +263,19 @@ LINEAR_SOLVER = "csparse"
 def _scheme(system, specs, x0, P, T, method, opts, compiled):
     """``(opts, stats)``: the integrator options of the run and what the stats say of the
     scheme. A run that would start with Adams (:func:`_adams_first`) is tested for
-    stiffness at its initial state (:mod:`mechdae.simulate.stiffness`) and runs BDF/Newton
-    throughout when stiff: ``stats["lmm"] = "bdf"``, ``stats["decay_rate"]`` the fastest
+    stiffness at its initial state (:mod:`mechdae.simulate.stiffness`: the fastest decay
+    rate times the duration against a threshold growing with the evaluations per Jacobian)
+    and runs BDF/Newton throughout when stiff: ``stats["lmm"] = "bdf"``, ``stats["decay_rate"]`` the fastest
     decay rate (1/s) found, ``stats["stiff"]``. A Newton iteration's sparse linear solver is
     named in ``stats["linear_solver"]``."""
-    from .stiffness import STIFF_RATE, decay_rate, jacobian
+    from .stiffness import colours, decay_rate, jacobian, threshold
     out = {}
     if x0.size and _adams_first(method, opts):
         f, _ = ode_function(system, specs, compiled)
         rate = decay_rate(jacobian(f, x0, 0.0, P, system._integrators))   # scaled time
-        out.update(decay_rate=rate / T, stiff=bool(rate > STIFF_RATE))
-        if rate > STIFF_RATE:
+        stiff = bool(rate > threshold(colours(f, system._integrators)))
+        out.update(decay_rate=rate / T, stiff=stiff)
+        if stiff:
             opts = dict(opts, **BDF)
             out["lmm"] = "bdf"
     newton = (method == "idas" or opts.get("nonlinear_solver_iteration", "newton") == "newton")

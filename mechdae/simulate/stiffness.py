@@ -9,8 +9,12 @@ duration ``T`` takes at least ``|Re lam| T`` steps (an RC ladder of 4,000 compon
 BDF is stable at any step on decaying modes.
 
 The test: the eigenvalues of ``J`` at the initial state; the run is *stiff* when the
-fastest decay rate times the duration, ``-min Re lam * T``, exceeds :data:`STIFF_RATE`
-(Adams would need about that many steps for stability alone). Modes on the imaginary axis
+fastest decay rate times the duration, ``-min Re lam * T``, exceeds :func:`threshold`:
+:data:`STIFF_RATE` (Adams would need about that many steps for stability alone) for a
+Jacobian of few colours, more where each of BDF's Jacobians costs many evaluations (BDF
+computes one about every 8 steps, one evaluation per colour; Adams takes about 2
+evaluations per step: a chain of 40 four-bar loops, 162 colours, Baumgarte gains of 100/s
+over 20 s, ran 12 s under Adams and 33 s under BDF). Modes on the imaginary axis
 (undamped oscillation) do not count: Adams resolves them more cheaply than BDF and both
 must, when they are excited.
 
@@ -24,10 +28,23 @@ import numpy as np
 
 from ..codegen import map_call, once
 
-__all__ = ["STIFF_RATE", "DENSE_EIG", "decay_rate", "jacobian"]
+__all__ = ["STIFF_RATE", "DENSE_EIG", "decay_rate", "jacobian", "colours", "threshold"]
 
 STIFF_RATE = 1000.0
 DENSE_EIG = 400
+
+
+def threshold(n_colours):
+    """The scaled decay rate ``-min Re lam * T`` past which a run is stiff, for a Jacobian
+    of ``n_colours`` colours: :data:`STIFF_RATE` times the cost of BDF's evaluations per
+    step relative to a Jacobian of 3 colours, ``(1.2 + n / 8) / 1.6`` (at least 1)."""
+    return STIFF_RATE * max(1.0, (1.2 + n_colours / 8.0) / 1.6)
+
+
+def colours(f, cache=None):
+    """The number of colours of the sparsity of ``df/dx`` (evaluations per Jacobian)."""
+    return len((once(cache, f"jac-colours {f.name()}", lambda: _groups(f))
+                if cache is not None else _groups(f))[1])
 
 
 def _groups(f):
