@@ -17,8 +17,26 @@
 ``res.stats`` names the scheme (``lmm``, the stiffness test's ``decay_rate``), the linear
 solver and, for an interpreted right-hand side, why (``interpreted``).
 
-Measured (load ~3-6 from other jobs on 2 cores, OPENBLAS_NUM_THREADS=1): see the report of
-issue 31 (the figures change with the load; the ratios are printed in each run).
+Measured (issue 31; load average 4-6 from other jobs on 2 cores, so single figures move
+by 2x between runs; ratios from the same run):
+
+* RC ladder, 1 s, 101 outputs: BDF chosen by the stiffness test (decay rate 4,000/s),
+  CSparse LU, right-hand side interpreted (its sparse QR of the general equations
+  dominates; C measured no faster). Repeat / scipy 0.52, 1.13, 1.33 at N = 1,000, 4,000,
+  10,000 (other runs 0.48-1.26); first simulate / scipy 0.8-2.4 (target 5: met);
+  voltages within 1.6e-8 of scipy's; repeat grows as N^1.05-1.2. Before: Adams throughout,
+  4,700 steps, 1.0-2.0 s at N = 4,000 (5-10x scipy). Dense LU instead of CSparse: 41 s.
+  501 outputs: repeat 0.26 s against 0.21 s at 101 (the integrator interpolates; the
+  algebraic unknowns at the outputs from one sparse LU: 0.09 s instead of 0.91).
+* 1,000-mass chain: repeat / scipy 0.30-0.47 (generated C at -O0, compiled in the
+  background during the first run), first / scipy 1.0-2.1; positions within 3.4e-10.
+* 200-segment line: repeat / scipy 0.94-1.5, first 1.1-1.7; voltages within 4.3e-9.
+* Four-bar chains, 20 s, defaults (Adams, ~980 steps both): 40 loops 2.5-4.0 s against
+  2 loops 0.04-0.06 s (growth n^1.3-1.5, goal near linear: not met; the 40-loop
+  right-hand side is dominated by dense linear algebra, M's 81 x 81 LDL, C M^-1 C^T and
+  seven solves with the 80 x 80 S, 1.4-2.3 ms per evaluation, and runs interpreted: as
+  generated C it measured 3x slower).
+* Compile of the 10,000-component ladder: 9.2-22 s depending on the load (target 10 s).
 
 Usage::
 
