@@ -232,6 +232,7 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
     info->max_active = 0;
     info->max_proj_residual = 0.0;
     info->work_impact = info->work_contact = info->work_friction = 0.0;
+    info->n_contact_steps = 0;
     if (nq < 0 || nu < 0 || nc < 0 || d < 1 || d > 3 || !(dt > 0.0) || th < 0.0 || th > 1.0)
         return info->status = MDAE_BAD_INPUT;
     /* options: finite tolerances and step, positive counts (a NaN would make every
@@ -466,6 +467,7 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
          * tangential work is booked with the impact (as the event method books the whole
          * velocity jump), a closed contact's with friction */
         if (na > 0) {
+            int held = 0;           /* a closed contact holds in this step (no impact) */
             for (i = 0; i < na; ++i) {
                 double Pn = W->P[i * kd], vn = W->vk[W->act[i] * d], af = 0.0, hold, wn = 0.0;
                 double wt = 0.0;
@@ -488,6 +490,7 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
                 else {
                     info->work_contact += wn;
                     info->work_friction += wt;
+                    if (Pn > 0.0) held = 1;
                 }
                 if (impact) {
                     int e = info->n_events++;
@@ -503,6 +506,7 @@ int mdae_step_run(const mdae_step_system *s, const mdae_step_options *o, const d
                     }
                 }
             }
+            if (held) ++info->n_contact_steps;
         }
         for (i = 0; i < nu; ++i) if (!isfinite(u[i])) return info->status = MDAE_NUMERICAL;
         if ((k + 1) % every == 0 || k + 1 == nsteps) {

@@ -100,6 +100,8 @@ typedef struct {
      * normal impulses of impact steps (the events), normal impulses of the other steps
      * (sustained contact), tangential impulses (friction)                             */
     double work_impact, work_contact, work_friction;
+    int n_contact_steps;    /* steps where a closed contact carries a normal impulse that
+                             * is not an impact (sustained contact, not an event)       */
 } mdae_step_info;
 
 void mdae_step_options_default(mdae_step_options *o);

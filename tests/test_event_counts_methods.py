@@ -9,6 +9,7 @@ a contact, not an impact), with the same energy lost at impacts (friction during
 is booked with the impact, as the event method books the whole velocity jump).
 """
 import math
+import re
 
 import numpy as np
 import pytest
@@ -56,6 +57,9 @@ def test_time_stepping_counts_resolved_bounces_and_no_contact_steps(ball, dt):
     # contact): none of them is an impact
     (acc,) = [e.t for e in ev.events if e.kind == "accumulation"]
     assert tt.max() < acc + 10 * dt
+    # ... they are counted beside the impacts: every step from t_inf to the end
+    assert ts.stats["n_impacts"] == tt.size
+    assert abs(ts.stats["n_contact_steps"] - (6.0 - acc) / dt) <= 3 + 0.002 / dt
     # the same bounces: the first ten impacts at the same times (first order in dt)
     assert np.abs(tt[:10] - te[:10]).max() < 10 * dt
     # the same energy lost at impacts, their friction included (the ledger books an
@@ -64,3 +68,18 @@ def test_time_stepping_counts_resolved_bounces_and_no_contact_steps(ball, dt):
     assert bt["impacts"] == pytest.approx(be["impacts"], rel=1e-3)     # -17.789 J
     assert bt["friction"] == pytest.approx(be["friction"], rel=1e-2)   # -2.406 J
     assert bt["final"] == pytest.approx(be["final"], rel=1e-4)       # still sliding at 6 s
+
+
+def test_run_summary_counts_impacts_and_contact_steps_side_by_side(tmp_path, capsys):
+    import os
+    from mechdae.cli import main
+    from conftest import REPO
+    rc = main(["run", os.path.join(REPO, "models", "bouncing_ball.py"), "-p", "mu=0.05",
+               "--method", "timestepping", "--no-plot", "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    impacts = int(re.search(r"events +(\d+) \((\d+) impact\)", out).group(2))
+    held, steps = map(int, re.search(r"contacts +(\d+) of (\d+) steps", out).groups())
+    # dropped from 1 m (e = 0.8): t_inf = 4.0637 s; at rest on the ground to 5 s
+    # (the last bounces, shorter than a step, are contact steps: within 10 ms)
+    assert steps == 5000 and abs(held - (5.0 - 4.0637) / 1e-3) <= 10 and 20 <= impacts <= 40

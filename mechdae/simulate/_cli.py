@@ -86,6 +86,16 @@ def _event_kinds(events):
     return " (" + ", ".join(f"{n} {k}" for k, n in counts.items()) + ")"
 
 
+def _contact_step_lines(res):
+    """Time stepping: the steps that held a closed contact, beside the impacts (a step
+    with a closed contact is a contact, not an impact)."""
+    n = res.stats.get("n_contact_steps")
+    if n is None:
+        return []
+    steps = res.stats.get("steps", 0)
+    return [f"contacts     {n} of {steps} steps held a closed contact (not impacts)"]
+
+
 def _conservative(system):
     """Whether ``T + V`` is a first integral: no generalized forces, inputs, general
     equations or time in the energies and constraints."""
@@ -173,7 +183,7 @@ def summary_lines(model_path, system, res, method, t_times):
     ] + stab_rows + [
         f"time span    [{res.t[0]:g}, {res.t[-1]:g}] s  ({res.t.size} output points)",
         f"events       {len(res.events)}" + _event_kinds(res.events),
-    ] + _accumulation_lines(res) + [
+    ] + _contact_step_lines(res) + _accumulation_lines(res) + [
         f"max drift    {res.max_drift():.3e}",
     ]
     b = res.energy_balance() if res.energy is not None else None

@@ -72,6 +72,7 @@ cdef extern from "mdae_step.h":
         int max_active
         double max_proj_residual
         double work_impact, work_contact, work_friction
+        int n_contact_steps
     void mdae_step_options_default(mdae_step_options *o)
     size_t mdae_step_work_size(const mdae_step_system *s)
     size_t mdae_step_iwork_size(const mdae_step_system *s)
@@ -253,7 +254,7 @@ def run(_Evaluator terms, _Evaluator proj, dict sizes, double[::1] e_n, double[:
                 solver_failures=info.solver_failures, n_events=info.n_events,
                 max_active=info.max_active, max_proj_residual=info.max_proj_residual,
                 work_impact=info.work_impact, work_contact=info.work_contact,
-                work_friction=info.work_friction,
+                work_friction=info.work_friction, n_contact_steps=info.n_contact_steps,
                 t=T, q=Q, u=U, P=P if store_impulses else None,
                 ev_step=ev_step[:ne].copy(), ev_contact=ev_contact[:ne].copy(),
                 ev_P=ev_P[:ne].copy(), ev_x=ev_x[:ne].copy(),

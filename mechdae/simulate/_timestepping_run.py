@@ -55,7 +55,8 @@ class SteppingRun:
         self.half = 0.5 * dt * every
         self.kept = dict(T=[], Q=[], U=[], P=[], events=[])
         self.info = dict(solver_failures=0, max_active=0, n_impacts=0, max_proj_residual=0.0,
-                         work_impact=0.0, work_contact=0.0, work_friction=0.0)
+                         work_impact=0.0, work_contact=0.0, work_friction=0.0,
+                         n_contact_steps=0)
         self.loop_time = 0.0
         self.done = 0                             # steps completed
         self.last_t = None                        # time of the last point kept / written
@@ -132,6 +133,7 @@ class SteppingRun:
         info["solver_failures"] += o["solver_failures"]
         info["max_active"] = max(info["max_active"], o["max_active"])
         info["n_impacts"] += o["n_events"]
+        info["n_contact_steps"] += o["n_contact_steps"]
         info["max_proj_residual"] = max(info["max_proj_residual"], o["max_proj_residual"])
         for k in ("work_impact", "work_contact", "work_friction"):
             info[k] += o[k]

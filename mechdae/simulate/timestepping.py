@@ -281,8 +281,10 @@ def simulate_timestepping(system, t_final, q0=None, v0=None, params=None, inputs
         ``"work_friction"`` (work of the impulses of impact steps, normal and tangential,
         as the event method books an impact's whole velocity jump; of the normal impulses
         of the other steps; of their tangential impulses: ``sum P . W (u_k + u_k+1) / 2``,
-        the energy ledger's terms); ``res.events`` (kind ``"impact"``: a step whose normal
-        impulse stops an approach, not one that holds a closed contact).
+        the energy ledger's terms); ``"n_impacts"`` and ``"n_contact_steps"`` (the steps
+        where a closed contact carries a normal impulse that is no impact), side by side;
+        ``res.events`` (kind ``"impact"``: a step whose normal impulse stops an approach,
+        not one that holds a closed contact).
 
     Raises
     ------
