@@ -19,31 +19,34 @@
    on 16, 64 and 256 workers from the measured costs (:func:`model`), with the
    efficiency it predicts. Details: benchmarks/_sweep_scaling.py.
 
-Measured (issue 32; 2 cores shared with other jobs, load average 5-8: wall ratios vary
-from run to run, the costs are CPU seconds of every process involved; ``--repeat 3
---ball-runs 600 --block-runs 150``, best of 3):
+Measured (issue 32; 2 cores shared with other jobs, load average 3.6-8: wall ratios vary
+from run to run, the costs are CPU seconds of every process involved, +-0.3 ms a run of
+noise; ``--repeat 3 --ball-runs 600 --block-runs 150``, best of 3, three runs):
 
-- ball with friction through its accumulation point, 2.2 ms CPU a run here (1.5-1.7 ms on
-  a quiet machine); rocking block, 3.5 ms a run (e in 0.4-0.7, mu in 0.3-0.8, 1 s);
+- ball with friction through its accumulation point, 1.7-2.2 ms CPU a run here; rocking
+  block, 3.0-3.5 ms a run (e in 0.4-0.7, mu in 0.3-0.8, 1 s);
 - a run's cost beyond ``simulate`` inside a task (arguments, outputs, columns): 14 us
-  (0.8 %) measured alone with ``time.process_time`` (the table's CPU/run column is within
-  its noise, +-0.3 ms);
-- per task, one run a task: serial 0.1-0.3 ms, process pool 0.4-0.7 ms CPU (0.6-0.7 ms
-  gap on the worker), Dask 13 ms CPU over client, scheduler, worker and nanny (11-13 ms
-  gap on the worker; Dask alone costs 9-13 ms CPU a no-op task on this machine): 6x a
-  ball run. Sized by the sweep instead (Dask: 7-24 tasks of 15-86 runs), the tasks cost
-  the ball sweep <= 1-2 % on every backend;
-- Dask 1 worker against serial: 0.96x (ball) and 1.05x (block) the serial wall time (was
-  1.3x in the issue; target 1.05x); 1.16x and 1.22x the serial CPU;
-- 2 workers against serial: Dask 0.94x (ball), 1.39x (block); the process pool 1.10x and
-  1.76x in the same run: the other jobs hold the second core (target >= 1.8x for the
-  ball: not reachable on this machine while it is shared);
-- worker start-up: a 2-worker LocalCluster up in 1.7 s (once per cluster); unpickling the
-  System and plan 21 ms per worker on its first sweep, the plan alone 0.05 ms after;
-- model, 10^5 runs, from these Dask costs (c_w = c_s = 6.5 ms a task): ball 16 workers
-  ~15-18x, 64 ~60x (~95 %), 256 ~90x (35 %: 0.8 s of work a worker, the scheduler's turn
-  for 256 tasks as long); block 15x, 58x, 110x (43 %); the issue's 4,000-run ball sweep
-  on 16 workers 14x, 2,000-run block sweep 11.7x (targets 10x, 12x).
+  (0.8 %) measured alone with ``time.process_time``;
+- per task, one run a task: serial 0.1-0.4 ms, process pool 0.4-0.8 ms CPU (0.6-1.2 ms
+  gap on the worker), Dask 12-15 ms CPU over client, scheduler, worker and nanny (11-13
+  ms gap on the worker; Dask alone costs 9-13 ms CPU a no-op task on this machine): 6-8x
+  a ball run. Sized by the sweep (Dask 1 worker: 5-7 tasks of 85-120 runs for 600 runs),
+  the tasks cost the ball sweep 0.2 % of its runs (Dask, 1 worker) and under 1 % on the
+  process pool;
+- Dask 1 worker against serial: 0.96-1.02x the serial wall time on the ball (was 1.3x in
+  the issue; target 1.05x), 1.05-1.29x on the 150-run block sweep (0.45 s in all: the
+  scatter and the probe task are not amortized); 1.14-1.22x the serial CPU;
+- 2 workers against serial: Dask 0.76-0.94x (ball), 1.18-1.39x (block); the process pool
+  0.75-1.10x and 0.95-1.76x in the same runs: other jobs hold the second core (target
+  >= 1.8x for the ball: not measurable on this machine while it is shared);
+- worker start-up: a 2-worker LocalCluster up in 1.1-1.7 s (once per cluster);
+  unpickling the System and plan 11-73 ms per worker on its first sweep, the plan alone
+  0.03-0.05 ms after;
+- model, 10^5 runs, from these Dask costs (c_w 6-9 ms, c_s 6-7 ms a task): ball 14-18x
+  on 16 workers, 52-62x on 64, 77-89x on 256 (30-35 %: 0.6 s of work a worker, the
+  scheduler's turn for 256 tasks as long); block 15x, 57x, 110x (43 %); the issue's
+  4,000-run ball sweep on 16 workers 10.7-14x (target 10x), the 2,000-run block sweep
+  11.4-11.7x (target 12x).
 
 Usage::
 
