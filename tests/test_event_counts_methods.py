@@ -70,14 +70,17 @@ def test_time_stepping_counts_resolved_bounces_and_no_contact_steps(ball, dt):
     assert bt["final"] == pytest.approx(be["final"], rel=1e-4)       # still sliding at 6 s
 
 
-def test_run_summary_counts_impacts_and_contact_steps_side_by_side(tmp_path, capsys):
+def test_run_summary_counts_impacts_and_contact_steps_side_by_side(tmp_path):
     import os
-    from mechdae.cli import main
+    import subprocess
+    import sys
     from conftest import REPO
-    rc = main(["run", os.path.join(REPO, "models", "bouncing_ball.py"), "-p", "mu=0.05",
-               "--method", "timestepping", "--no-plot", "--no-progress"])
-    out = capsys.readouterr().out
-    assert rc == 0
+    p = subprocess.run([sys.executable, "-m", "mechdae.cli", "run",
+                        os.path.join(REPO, "models", "bouncing_ball.py"), "-p", "mu=0.05",
+                        "--method", "timestepping", "--no-plot", "--no-progress"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    out = p.stdout
+    assert p.returncode == 0, p.stderr
     impacts = int(re.search(r"events +(\d+) \((\d+) impact\)", out).group(2))
     held, steps = map(int, re.search(r"contacts +(\d+) of (\d+) steps", out).groups())
     # dropped from 1 m (e = 0.8): t_inf = 4.0637 s; at rest on the ground to 5 s
