@@ -11,7 +11,8 @@ import pkgutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "..")))
+if importlib.util.find_spec("mechdae") is None:     # not installed: the source tree
+    sys.path.insert(0, os.path.abspath(os.path.join(HERE, "..", "..")))
 
 project = "mechdae"
 author = "mechdae maintainers"
