@@ -61,7 +61,7 @@ BREADTH = sorted({e if isinstance(e, str) else e[0] for es in _msl_exports.MODUL
 
 
 @pytest.mark.parametrize("module", BREADTH)
-def test_classes_reach_their_domain_module_whichever_is_imported_first(module):
+def test_classes_reach_their_domain_module_whichever_is_imported_first(module, tmp_path):
     code = (f"import mechdae.components.{module}\n"
             "from mechdae.components import translational as tr, rotational as rot, "
             "electrical as el\n"
@@ -70,4 +70,6 @@ def test_classes_reach_their_domain_module_whichever_is_imported_first(module):
             " (el, ['Gyrator', 'StepVoltage', 'PotentialSensor'])):\n"
             "    assert all(n in m.__all__ and hasattr(m, n) for n in names), m\n"
             "    assert len(set(m.__all__)) == len(m.__all__), m\n")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+    # outside the repository root: under CI's plain install "-c" there would import the
+    # unbuilt source tree
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
