@@ -136,8 +136,20 @@ def check_call(system, t_final, method, options):
             f"{', '.join(map(repr, contacts))}; use a method that handles contacts: "
             f"{', '.join(others)} (default 'auto')")
     t0, t1 = _horizon(t_final, options)
+    if t0 != 0.0 and method in FROM_ZERO:
+        # the smooth and event drivers start at output_times[0] (q0, v0 the state there);
+        # these step from t = 0: the same call gave a run shifted in time
+        raise ValueError(
+            f"{getattr(system, 'name', 'model')}: output_times[0] = {t0:g}: a run starts at "
+            f"its first output time (q0, v0 are the state there), and method {method!r} "
+            "steps from t = 0 only; give output times from 0 (and drop the early ones from "
+            "the result), or use method 'event' or 'auto'")
     check_values(system, t0, t1, method, options)
     return driver, t0, t1
+
+
+#: methods whose runs start at t = 0 (the others start at ``output_times[0]``)
+FROM_ZERO = frozenset({"timestepping", "moreau", "unified"})
 
 
 #: largest |time| (s) of a run: at 1e15 s a double resolves 0.125 s, and past ~1e154 the

@@ -52,7 +52,10 @@ class SystemDrivers:
             error); fixed-step methods ignore them.
         output_times : array, optional
             Output grid (default 501 points on ``[0, t_final]``): finite, increasing, not
-            past ``t_final`` (``t_final=None``: the last output time).
+            past ``t_final`` (``t_final=None``: the last output time). The run starts at
+            ``output_times[0]``: ``q0`` and ``v0`` are the state there (the stepping
+            methods "timestepping", "moreau" and "unified" start at 0 only, and refuse a
+            later first output time).
         initialize : bool
             Move the initial state to the nearest consistent one (report in
             ``Result.init_report``); ``False`` keeps it as given. A start inside a contact
