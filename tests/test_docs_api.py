@@ -1,6 +1,6 @@
 """The API reference (docs/api, Sphinx autodoc + napoleon) is built from the docstrings:
 every public module gets a page and imports (autodoc would drop one that does not), the
-public names of ``mechdae`` carry docstrings, and (slow) ``python -m sphinx -b html
+public names of ``mechdae`` carry docstrings, and (slow) ``sphinx-build -b html
 docs/api build/api``, the README's command, builds it."""
 import importlib
 import importlib.util

@@ -1,6 +1,6 @@
 """Sphinx configuration of the API reference, built from the docstrings.
 
-Build it with ``python -m sphinx -b html docs/api build/api`` (``pip install ".[docs]"``);
+Build it with ``sphinx-build -b html docs/api build/api`` (``pip install ".[docs]"``);
 open ``build/api/index.html``. Every public module of the package (no leading underscore
 in its path) gets a page written at build time (``modules/<name>.rst``, not kept in the
 repository), so a new module appears without editing anything here.
