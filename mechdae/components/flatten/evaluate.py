@@ -177,7 +177,7 @@ class _Template:
         self.fn = ca.Function(f"eq_{type(c).__name__}", phs, exprs)
         self.layout, self.ix, self.kinds = layout, _Index(layout), kinds
         self.reads = _reads_potentials(c)
-        self.rest_reads = _rest_reads_potentials(c, exprs, layout)
+        self.rest_reads = _rest_reads_potentials(exprs, layout, phs, kinds)
         self.scalar = all(e.is_scalar() for e in exprs)
         self.other = any(getattr(c, a) for a in _BUILT_OTHER)
         self._maps = {}
@@ -305,9 +305,10 @@ def rest_reads_potentials(c):
     return t.rest_reads if t is not None else None
 
 
-def _rest_reads_potentials(c, exprs, layout):
-    pots = {ph.element_hash() for cn in c._connectors for ph in cn.potential_syms
-            for ph in (ph, _info(ph).deriv) if ph is not None}
+def _rest_reads_potentials(exprs, layout, phs, kinds):
+    """Whether the equations other than the definitions read a potential or one of its
+    rates (any ``pot`` slot)."""
+    pots = {ph.element_hash() for ph, k in zip(phs, kinds) if k[0] == "pot"}
     rest, o = [], 0
     for part, _, n in layout:
         n = 1 if part in ("T", "V", "output") else max(n, 0)
